@@ -76,11 +76,42 @@ test('running the Linux plan by hand with child_process enforces the policy', as
   assert.equal(fs.existsSync(path.join(outside, 'outside.txt')), false)
   // The plan's placeholders (in /tmp too) stay until a run of the runner there removes them, once
   // the plan's sandbox init, which holds the directories while it lives, is gone.
-  const inodes = [ws, '/tmp'].map((d) => fs.statSync(d).ino)
-  for (let i = 0; i < 500 && inodes.some((ino) => fs.readFileSync('/proc/locks', 'utf8').includes(`:${ino} `)); i++) await new Promise((r) => setTimeout(r, 10))
+  // The workspace's lock alone: /tmp is every plan's on the machine, and waiting for it to be free
+  // spent the whole bound whenever another process's plan ran (the cleanup checks each directory).
+  const ino = fs.statSync(ws).ino
+  for (let i = 0; i < 500 && fs.readFileSync('/proc/locks', 'utf8').includes(`:${ino} `); i++) await new Promise((r) => setTimeout(r, 10))
   const cleanup = await require('..').spawnSandboxed(['true'], { cwd: ws, sandbox: 'workspace-write' })
   assert.equal(cleanup.exitCode, 0)
   assert.deepEqual(fs.readdirSync(ws), ['inside.txt'], 'the placeholders are gone')
+})
+
+// Found by flake41 (helper.test.js's plans failed once beside a running CI): a cleanup by a process
+// in a pid namespace of its own (reaping.test.js's Node as PID 1, a container's) saw the directory
+// locked but could not see the lock's holder, the plan's sandbox init, in its /proc, took the lock
+// for nobody's and removed the placeholders under the live sandbox: its covers went with them, and
+// the command wrote the protected name on the host (or, while it was being set up, failed 125).
+const canUnsharePid = process.getuid() === 0 && spawnSync('unshare', ['--fork', '--pid', '--mount-proc', 'true']).status === 0
+test('a cleanup in a pid namespace of its own keeps a running plan\'s placeholders', { skip: !canUnsharePid && 'needs root and `unshare --pid --mount-proc`' }, async (t) => {
+  const ws = tmp()
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
+  // tmp private: the test's own workspace alone is held, never the shared /tmp.
+  const sandbox = { mode: 'workspace-write', tmp: 'private' }
+  const script = 'touch started; i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo x > .envrc && echo WROTE'
+  const plan = buildSandboxCommand(['sh', '-c', script], { cwd: ws, sandbox, platform: 'linux' })
+  const running = runPlan(plan)
+  for (let i = 0; i < 600 && !fs.existsSync(path.join(ws, 'started')); i++) await new Promise((r) => setTimeout(r, 100))
+  assert.ok(fs.existsSync(path.join(ws, 'started')), 'the plan\'s command started')
+  const placeholder = () => { try { return fs.readlinkSync(path.join(ws, '.envrc')) } catch (e) { return e.code } }
+  assert.equal(placeholder(), '/dev/null/sandspawn-held', 'the plan made its placeholder')
+  const other = `require(${JSON.stringify(path.resolve(__dirname, '..'))}).spawnSandboxed(['true'], { cwd: ${JSON.stringify(ws)}, sandbox: ${JSON.stringify(sandbox)} }).then((r) => console.log('exit', r.exitCode))`
+  const r = spawnSync('unshare', ['--fork', '--pid', '--mount-proc', process.execPath, '-e', other], { encoding: 'utf8', timeout: 120_000 })
+  assert.match(r.stdout, /^exit 0$/m, r.stderr)
+  const kept = placeholder()
+  fs.writeFileSync(path.join(ws, 'go'), '')
+  const done = await running
+  assert.equal(kept, '/dev/null/sandspawn-held', 'the cleanup removed the placeholder of a running plan')
+  assert.doesNotMatch(done.stdout, /WROTE/)
+  assert.notEqual(fs.lstatSync(path.join(ws, '.envrc')).isFile(), true, 'the command wrote the protected name on the host')
 })
 
 test('plans validate like spawnSandboxed does', () => {

@@ -246,8 +246,13 @@ pub fn remove_if_placeholder(dir: &OwnedFd, name: &CStr, kind: Kind) {
 /// presence: any process that can open the directory can take such a lock. Only when the kernel
 /// says a read lock is there, a plan's init must hold the directory itself open: the init of a pid
 /// namespace below this process's (no sandboxed command can be one: every plan's filter refuses new
-/// namespaces, and bwrap's pid 1 is its sandbox's), run from a bwrap. One this process cannot see
-/// (in a pid namespace beside its own) is not a plan's that this process's runs could meet.
+/// namespaces, and bwrap's pid 1 is its sandbox's), run from a bwrap. A lock whose holder this
+/// process cannot see keeps the directory: the kernel gives its pid as 0 (found by flake41: a
+/// cleanup in a pid namespace of its own, as reaping.test.js's Node as PID 1 or a container's
+/// sandspawn sharing the host's `/tmp`, found no init in its `/proc`, removed a running plan's
+/// placeholders under it, and so detached its covers: the command wrote the protected name on the
+/// host, or the plan failed its setup). Left: such a holder behind a lock of a process this one sees
+/// (the kernel names only the first conflicting lock).
 ///
 /// The inits are found among the processes, not among the locks' owners in `/proc/locks`: each
 /// read(2) of that file walks the machine's whole lock list from its head (a page of text a call,
@@ -271,6 +276,10 @@ pub fn held_by_a_plan(dir: &OwnedFd) -> bool {
     }
     if l.l_type == libc::F_UNLCK as libc::c_short {
         return false;
+    }
+    // A POSIX lock of a process outside this one's pid namespace (an OFD lock's pid is -1).
+    if l.l_pid == 0 {
+        return true;
     }
     let (Ok(st), Ok(procs)) = (fstat(dir), std::fs::read_dir("/proc")) else { return true };
     #[allow(clippy::unnecessary_cast)]
