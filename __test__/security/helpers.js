@@ -188,6 +188,34 @@ function removeOrSay(p) {
   }
 }
 
+/**
+ * Removes what a test's run left at the top of the shared /tmp under NAMES: each name, and what a
+ * run moved aside (`NAME.sandspawn-held-*`); never a plan's placeholder there (a symlink to
+ * /dev/null/sandspawn-held, an empty directory of mode 1500): that is another process's plan's,
+ * live, whose sandbox has it covered (removing it detached the cover under that sandbox, or failed
+ * its setup: found by flake41, a workspace-write plan of helper.test.js beside a running CI), and
+ * the runner removes it once that sandbox is gone.
+ */
+function removeTmpLeftovers(names) {
+  for (const e of fs.readdirSync('/tmp')) {
+    if (!names.some((n) => e === n || e.startsWith(`${n}.sandspawn-held-`))) continue
+    const p = path.join('/tmp', e)
+    if (names.includes(e) && isPlaceholder(p)) continue
+    rmrf(p)
+  }
+}
+
+/** Whether P is a plan's placeholder (see `removeTmpLeftovers`). */
+function isPlaceholder(p) {
+  try {
+    const st = fs.lstatSync(p)
+    if (st.isSymbolicLink()) return fs.readlinkSync(p) === '/dev/null/sandspawn-held'
+    return st.isDirectory() && (st.mode & 0o7777) === 0o1500 && fs.readdirSync(p).length === 0
+  } catch {
+    return false
+  }
+}
+
 function rmrf(p) {
   try {
     fs.rmSync(p, { recursive: true, force: true })
@@ -358,6 +386,7 @@ module.exports = {
   tempTree,
   changeSetStore,
   rmrf,
+  removeTmpLeftovers,
   ownerRwx,
   snapshot,
   treeSnapshot,

@@ -10,7 +10,7 @@ const path = require('node:path')
 const os = require('node:os')
 const crypto = require('node:crypto')
 const { execFileSync, spawnSync } = require('node:child_process')
-const { sh, show, tempTree, treeSnapshot, q, changeSetStore, sandspawn } = require('./helpers')
+const { sh, show, tempTree, treeSnapshot, q, changeSetStore, sandspawn, removeTmpLeftovers } = require('./helpers')
 
 const ROOT = path.resolve(__dirname, '../..')
 const ADDON = fs.readdirSync(ROOT).find((f) => /^sandspawn\..+\.node$/.test(f))
@@ -759,7 +759,7 @@ describe("the host user's home inside a writable root keeps what the host runs f
     const local = path.join('/tmp', '.local')
     const hadLocal = fs.existsSync(local)
     t.after(() => {
-      for (const e of fs.readdirSync('/tmp')) if (names.some((n) => e === n || e.startsWith(`${n}.sandspawn-held-`))) fs.rmSync(path.join('/tmp', e), { recursive: true, force: true })
+      removeTmpLeftovers(names)
       if (!hadLocal) fs.rmSync(local, { recursive: true, force: true })
     })
     const tree = tempTree(t)

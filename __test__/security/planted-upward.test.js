@@ -14,7 +14,7 @@ const { describe, test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { changeSetStore, sandspawn, show, sh, q, rmrf } = require('./helpers')
+const { changeSetStore, sandspawn, show, sh, q, removeTmpLeftovers } = require('./helpers')
 const { MODES, nested, plant, riskFor, options, assertKeptOff } = require('./above-tmp')
 
 /**
@@ -76,7 +76,7 @@ describe('upward-searched names above a workspace nested below /tmp', () => {
   test('bwrap: /tmp/node_modules planted from a nested workspace is kept absent and reported', { skip: fs.existsSync('/tmp/node_modules') && '/tmp/node_modules exists' }, async (t) => {
     const { ws } = nested(t, 'sandspawn-upward-')
     t.after(() => {
-      for (const e of fs.readdirSync('/tmp').filter((n) => n === 'node_modules' || n.startsWith('node_modules.sandspawn-held-'))) rmrf(path.join('/tmp', e))
+      removeTmpLeftovers(['node_modules'])
     })
     const r = await sh('mkdir -p /tmp/node_modules/.bin && echo planted > /tmp/node_modules/.bin/sh; true', options(ws, {}))
     assert.equal(r.exitCode, 0, show(r))
@@ -334,7 +334,7 @@ keptAboveWithOwn("host31: coc.nvim's .vim above a workspace nested below /tmp", 
 test('host30: /tmp/mise (mise\'s own temporary directory) stays writable at /tmp\'s top', { skip: fs.existsSync('/tmp/mise') && '/tmp/mise exists' }, async (t) => {
   const { ws } = nested(t, 'sandspawn-upward-')
   t.after(() => {
-    for (const e of fs.readdirSync('/tmp').filter((n) => n === 'mise' || n.startsWith('mise.sandspawn-held-'))) rmrf(path.join('/tmp', e))
+    removeTmpLeftovers(['mise'])
   })
   const r = await sh('mkdir -p /tmp/mise && echo x > /tmp/mise/lock && sleep 0.3 && cat /tmp/mise/lock', options(ws, {}))
   assert.equal(r.exitCode, 0, show(r))
