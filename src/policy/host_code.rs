@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Result, SandboxError};
 
 use super::kernel_fs::MountTable;
-use super::paths::canonical_lenient;
+use super::system_paths::SystemPaths;
 use super::terms::deepest_root;
 use super::{MissingReadOnly, PlaceholderKind, WritableRoot};
 
@@ -46,20 +46,21 @@ const SYSTEM_TREES: [(&str, &str, &[&str]); 6] = [
     ("/var/lib/dpkg", "the scripts dpkg runs when a package is upgraded or removed", &[]),
 ];
 
-/// Keep all of them read-only in the writable roots that hold them.
-pub(super) fn keep_host_code(roots: &mut [WritableRoot]) {
+/// Keep all of them read-only in the writable roots that hold them. `system`: the paths resolved
+/// once for this policy, which `refuse_roots_inside` and `refuse_system_roots` ask again.
+pub(super) fn keep_host_code(roots: &mut [WritableRoot], system: &SystemPaths) {
     // No writable root (read-only): nothing to keep, and no system path resolved on every run.
     if roots.is_empty() {
         return;
     }
-    keep(roots, &crate::capabilities::discover::SYSTEM_PROGRAM_DIRS, PlaceholderKind::Dir);
-    keep_usr(roots);
+    keep_in(system, roots, &crate::capabilities::discover::SYSTEM_PROGRAM_DIRS, PlaceholderKind::Dir);
+    keep_usr(roots, system);
     // A root holding `/etc`, `/boot`, ... (`/var` holds `/var/spool/cron`): whole, as `/usr`'s entries.
     let trees: Vec<&str> = SYSTEM_TREES.iter().map(|t| t.0).filter(|d| !d.starts_with("/usr")).collect();
-    keep(roots, &trees, PlaceholderKind::Dir);
-    keep(roots, &LIBRARY_DIRS, PlaceholderKind::Dir);
-    keep(roots, &LOADER_DIRS, PlaceholderKind::Dir);
-    keep(roots, &LOADER_FILES, PlaceholderKind::File);
+    keep_in(system, roots, &trees, PlaceholderKind::Dir);
+    keep_in(system, roots, &LIBRARY_DIRS, PlaceholderKind::Dir);
+    keep_in(system, roots, &LOADER_DIRS, PlaceholderKind::Dir);
+    keep_in(system, roots, &LOADER_FILES, PlaceholderKind::File);
 }
 
 /// Every entry of `/usr` and `/usr/local` but `src`, read-only in a root that holds them. Found by
@@ -69,9 +70,9 @@ pub(super) fn keep_host_code(roots: &mut [WritableRoot]) {
 /// `share/git-core/templates`, which the next `git clone` copied and ran. Interpreters' paths,
 /// headers the host compiles, `local/etc`: everything there is the system's. Listed only when a
 /// root holds `/usr`: no cost otherwise.
-fn keep_usr(roots: &mut [WritableRoot]) {
+fn keep_usr(roots: &mut [WritableRoot], system: &SystemPaths) {
     for base in ["/usr", "/usr/local"] {
-        let Ok(real) = super::path_walk::canonicalize(Path::new(base)) else { continue };
+        let Some(real) = system.canonical(base) else { continue };
         if !roots.iter().any(|r| real.starts_with(&r.root)) {
             continue;
         }
@@ -81,7 +82,7 @@ fn keep_usr(roots: &mut [WritableRoot]) {
             .filter(|e| !USR_WRITABLE.iter().any(|w| e.file_name() == *w))
             .filter_map(|e| e.path().to_str().map(str::to_string))
             .collect();
-        keep(roots, &entries.iter().map(String::as_str).collect::<Vec<_>>(), PlaceholderKind::Dir);
+        keep_in(system, roots, &entries.iter().map(String::as_str).collect::<Vec<_>>(), PlaceholderKind::Dir);
     }
 }
 
@@ -89,12 +90,12 @@ fn keep_usr(roots: &mut [WritableRoot]) {
 /// `keep_host_code` keeps (`/usr/lib/x86_64-linux-gnu`, `/usr/bin/tools`): a root that is one of them
 /// is read-only whole, but one inside it would be a writable part of where the host loads code from
 /// (found by a fixer's review). `cwd`: which option to name.
-pub(super) fn refuse_roots_inside(roots: &[WritableRoot], cwd: &Path) -> Result<()> {
+pub(super) fn refuse_roots_inside(roots: &[WritableRoot], cwd: &Path, system: &SystemPaths) -> Result<()> {
     if roots.is_empty() {
         return Ok(());
     }
     let dirs = crate::capabilities::discover::SYSTEM_PROGRAM_DIRS.iter().chain(LIBRARY_DIRS.iter()).chain(LOADER_DIRS.iter());
-    let dirs: Vec<std::path::PathBuf> = dirs.filter_map(|d| super::path_walk::canonicalize(Path::new(d)).ok()).collect();
+    let dirs: Vec<std::path::PathBuf> = dirs.filter_map(|d| system.canonical(d)).collect();
     for r in roots {
         let Some(dir) = dirs.iter().find(|d| r.root.starts_with(d) && r.root != **d) else { continue };
         let option = if r.root == cwd { "cwd" } else { "sandbox.writableRoots" };
@@ -122,11 +123,11 @@ pub(super) fn refuse_roots_inside(roots: &[WritableRoot], cwd: &Path) -> Result<
 /// refused in every mode and for every user (as `refuse_roots_inside`: one who cannot write there
 /// loses nothing). Compared canonically (`roots` are, and so are the trees here), then through the
 /// mounts (`refuse_bound_roots`).
-pub(super) fn refuse_system_roots(roots: &[WritableRoot], cwd: &Path, mounts: &MountTable) -> Result<()> {
+pub(super) fn refuse_system_roots(roots: &[WritableRoot], cwd: &Path, mounts: &MountTable, system: &SystemPaths) -> Result<()> {
     if roots.is_empty() {
         return Ok(());
     }
-    let real = |p: &str| super::path_walk::canonicalize(Path::new(p)).unwrap_or_else(|_| p.into());
+    let real = |p: &str| system.canonical(p).unwrap_or_else(|| p.into());
     let trees: Vec<(PathBuf, Vec<PathBuf>)> = SYSTEM_TREES.iter().map(|(dir, _, allowed)| (real(dir), allowed.iter().map(|a| real(a)).collect())).collect();
     for r in roots {
         let inside = |(tree, allowed): &(PathBuf, Vec<PathBuf>)| r.root.starts_with(tree) && !allowed.iter().any(|a| r.root.starts_with(a));
@@ -188,10 +189,16 @@ fn system_root(r: &WritableRoot, cwd: &Path, (tree, allowed): &(PathBuf, Vec<Pat
 
 /// Each of `paths`, symlinks resolved (so `/lib` and `/usr/lib` are one carve-out on merged-usr), is
 /// read-only in the deepest writable root holding it; a missing one is made uncreatable (a
-/// placeholder of `kind` at its first missing component).
+/// placeholder of `kind` at its first missing component). (The policy's own: `keep_in`.)
+#[cfg(test)]
 pub(super) fn keep(roots: &mut [WritableRoot], paths: &[&str], kind: PlaceholderKind) {
+    keep_in(&SystemPaths::default(), roots, paths, kind)
+}
+
+/// `keep`, each path resolved through `system` (once for the policy).
+fn keep_in(system: &SystemPaths, roots: &mut [WritableRoot], paths: &[&str], kind: PlaceholderKind) {
     for p in paths {
-        let Ok(l) = canonical_lenient("host code path", Path::new(p)) else { continue };
+        let Some(l) = system.lenient(p) else { continue };
         let Some(r) = deepest_root(roots, &l.path) else { continue };
         match l.first_missing {
             None if !roots[r].read_only.contains(&l.path) => roots[r].read_only.push(l.path),

@@ -18,6 +18,7 @@ mod policy_links;
 pub(crate) mod procfs;
 mod resolve;
 mod resolved;
+mod system_paths;
 mod terms;
 #[cfg(target_os = "linux")]
 mod tree_identity;

@@ -77,9 +77,10 @@ pub fn resolve_policy_named(value: Option<&Value>, ctx: &PolicyContext, named_cw
     let mut read_only_paths = read_only_paths(&raw, &mut roots, &mut walks)?;
     read_only_other_mounts(&mut roots, &mut read_only_paths, ctx.platform, &mounts)?;
     if ctx.platform == Platform::Linux {
-        super::host_code::keep_host_code(&mut roots);
-        super::host_code::refuse_roots_inside(&roots, &ctx.cwd)?;
-        super::host_code::refuse_system_roots(&roots, &ctx.cwd, &mounts)?;
+        let system = super::system_paths::SystemPaths::default();
+        super::host_code::keep_host_code(&mut roots, &system);
+        super::host_code::refuse_roots_inside(&roots, &ctx.cwd, &system)?;
+        super::host_code::refuse_system_roots(&roots, &ctx.cwd, &mounts, &system)?;
         #[cfg(target_os = "linux")]
         super::home_views::refuse_roots_showing_home(&roots, &ctx.cwd, &mounts)?;
     }

@@ -452,7 +452,7 @@ fn a_writable_root_inside_a_library_or_program_directory_is_refused() {
     // One of them itself: kept read-only whole in a root that is it (`/lib` where it is not a link),
     // refused where it lies in `/usr` (`refuse_system_roots`).
     let mut roots = vec![WritableRoot { root: c.clone(), read_only: Vec::new(), missing_read_only: Vec::new(), id: None }];
-    super::super::host_code::keep_host_code(&mut roots);
+    super::super::host_code::keep_host_code(&mut roots, &Default::default());
     assert!(roots[0].read_only.contains(&c), "one of them itself is kept read-only whole: {:?}", roots[0].read_only);
     assert!(resolve(json!({"mode": "workspace-write", "tmp": "read-only", "writableRoots": ["/usr/lib"]}), &w.root).is_err());
 }
