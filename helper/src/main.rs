@@ -20,7 +20,8 @@
 //! tty (pty runs); in the Landlock mode, become the supervisor (`supervisor`, never with the
 //! overlay steps), whose forked command process alone takes the resource limits; otherwise set
 //! the resource limits (`rlimit`) here; wait for the coarse clock to reach the reviewed
-//! workspace's beginning (`clock_wait`); join a fresh session keyring, keep FIFOs outside the
+//! workspace's beginning (`clock_wait`); under the runner's bwrap, refuse to go on when bwrap
+//! itself is gone by then (`bwrap_alive`: nothing would end its pid 1); join a fresh session keyring, keep FIFOs outside the
 //! writable mounts unwritable (`write_guard`, Landlock) and install the
 //! seccomp filter (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN);
 //! `execvp` the command with the environment it was given. Any failure is reported (see `report`) and ends the helper
@@ -46,6 +47,8 @@ mod exec_search;
 #[global_allocator]
 static ALLOC: sandspawn_helper::setup_alloc::SetupAlloc = sandspawn_helper::setup_alloc::SetupAlloc;
 // Linux only, like the steps they do (see `Steps::linux_only`).
+#[cfg(target_os = "linux")]
+mod bwrap_alive;
 #[cfg(target_os = "linux")]
 mod clock_wait;
 #[cfg(target_os = "linux")]
@@ -235,6 +238,14 @@ fn run(args: Vec<OsString>) {
     #[cfg(target_os = "linux")]
     if let Some(ns) = steps.exec_after_ns {
         if let Err(failure) = clock_wait::wait(ns) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    // Last before the filter: the later, the surer bwrap's pid 1 is past arming its own
+    // parent-death signal (the check waits for it anyway).
+    #[cfg(target_os = "linux")]
+    if let Some(ends) = steps.bwrap_alive {
+        if let Err(failure) = bwrap_alive::check(ends) {
             fail(steps.report_fd, failure);
         }
     }

@@ -144,6 +144,13 @@ pub struct Steps {
     /// helper marks it close-on-exec, so the command never sees it. Only the runner passes one:
     /// plans for other spawners are self-contained and report on stderr and by exit code.
     pub report_fd: Option<i32>,
+    /// bwrap runs of the runner: a read end of bwrap's `--json-status-fd` pipe, whose write end
+    /// only bwrap's monitor keeps (the host closes its own right after the spawn, bwrap's sandbox
+    /// child closes it after the clone). Last before the filter, once pid 1 sleeps in its wait
+    /// (past `do_init`'s PR_SET_PDEATHSIG), the helper refuses to exec the command when the pipe
+    /// has no writer left: bwrap died during the setup (its `--die-with-parent`, its host killed)
+    /// and nothing would end pid 1 (see `bwrap_alive` in the helper). Closed before exec.
+    pub bwrap_alive: Option<i32>,
     /// The network allow-list bridge: bind a TCP listener on the sandbox's own loopback, send it to
     /// the host's proxy over this inherited `AF_UNIX` descriptor (SCM_RIGHTS), close it, and set the
     /// proxy variables (see `proxy_env`) for the command. Runner only: the proxy lives in the host.
@@ -326,6 +333,7 @@ impl Steps {
             (!self.unmount.is_empty(), "--unmount"),
             (self.own_userns, "--own-userns"),
             (self.net_listen_fd.is_some(), "--net-listen"),
+            (self.bwrap_alive.is_some(), "--bwrap-alive"),
             (self.exec_after_ns.is_some(), "--exec-after"),
             (self.landlock.is_some(), "--landlock"),
             (self.filter.is_some(), "--filter"),
@@ -405,6 +413,9 @@ impl Steps {
         }
         if let Some(fd) = self.report_fd {
             args.push(format!("--report-fd={fd}"));
+        }
+        if let Some(fd) = self.bwrap_alive {
+            args.push(format!("--bwrap-alive={fd}"));
         }
         if let Some(fd) = self.net_listen_fd {
             args.push(format!("--net-listen={fd}"));
@@ -509,6 +520,8 @@ impl Steps {
                         steps.filter = Some(crate::seccomp::Sockets::from_word(word).ok_or_else(bad)?);
                     } else if let Some(fd) = text.strip_prefix("--report-fd=") {
                         steps.report_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(fd) = text.strip_prefix("--bwrap-alive=") {
+                        steps.bwrap_alive = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(fd) = text.strip_prefix("--offline-nsswitch-fd=") {
                         steps.offline_nsswitch_fd = Some(descriptor(fd).ok_or_else(bad)?);
                     } else if let Some(fd) = text.strip_prefix("--net-listen=") {
@@ -656,6 +669,7 @@ mod tests {
                 ..Steps::default()
             },
             Steps { filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() },
+            Steps { filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), bwrap_alive: Some(7), ..Steps::default() },
             Steps { cover_dirs: vec!["/w/.vscode".into(), "/w/a b/.git".into()], cover_files: vec!["/w/.envrc".into()], own_userns: true, map_ids: Some((1000, 100)), await_init_locks: 2, close_fds: vec![7, 8], ..Steps::default() },
             Steps { pin_links: vec!["/w/lib/sub/.git".into(), "/w/dotfiles/active".into()], own_userns: true, ..Steps::default() },
             Steps {

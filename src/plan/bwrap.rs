@@ -388,6 +388,8 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         cwd,
         filter: Some(sockets),
         report_fd,
+        // With the runner's descriptors: the status pipe's copy `runner::wiring` gives bwrap's runs.
+        bwrap_alive: status_fd.map(|_| child_fds::BWRAP_ALIVE),
         net_listen_fd: net_ctl_fd,
         controlling_tty: req.terminal,
         // Every bwrap run, limits or not: the per-user budgets the sandbox's user namespace counts,

@@ -141,13 +141,13 @@ fn runner_fds_and_bwrap_info_are_used() {
     let mut req = PlanRequest { command: &cmd, cwd: &w, env: &env, policy: &p, platform: Platform::Linux, bwrap: Some(&info), resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
     let plan = build(&req).unwrap();
     assert_eq!(plan.program, helper_path(), "in front of bwrap, for the offline nsswitch.conf");
-    assert_eq!(&plan.args[..4], &front(7, "/opt/bw")[..], "after the runner's descriptors (child_fds)");
+    assert_eq!(&plan.args[..4], &front(8, "/opt/bw")[..], "after the runner's descriptors (child_fds)");
     let bwrap_args = &plan.args[4..];
     assert_eq!(&bwrap_args[..5], &v(&["--new-session", "--die-with-parent", "--json-status-fd", "3", "--unshare-user"])[..]);
     assert!(!bwrap_args.contains(&"--disable-userns".to_string()), "bwrap never nests pid 1 with the command");
     assert_eq!((plan.status_fd, plan.report_fd), (Some(3), Some(4)));
     let helper_args = &bwrap_args[bwrap_args.iter().position(|a| a == "v1").unwrap()..];
-    let expect = cat(vec![v(&["v1", SHM_INODES, PTS_MAX, STDIO_DEVICES]), userns_steps(true), v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--report-fd=4", "--"])]);
+    let expect = cat(vec![v(&["v1", SHM_INODES, PTS_MAX, STDIO_DEVICES]), userns_steps(true), v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--report-fd=4", "--bwrap-alive=7", "--"])]);
     assert_eq!(&helper_args[..expect.len()], &expect[..]);
     req.helper = None;
     assert_eq!(build(&req).unwrap_err().code.as_str(), "ERR_SANDBOX_UNAVAILABLE", "no bwrap plan without the helper");
@@ -257,7 +257,7 @@ fn read_only_paths_and_deny_read() {
     let env = BTreeMap::new();
     let req = PlanRequest { command: &cmd, cwd: &ws, env: &env, policy: &p, platform: Platform::Linux, bwrap: None, resolved_program: None, helper: Some(helper_path()), runner_fds: true, terminal: false, rlimits: &[], own_files: &[], stores: &[], proxy: None };
     let runner = build(&req).unwrap();
-    assert_eq!(&runner.args[..2], &v(&["v1", "--null-fds=7,8"])[..], "after child_fds::FIRST_FREE");
+    assert_eq!(&runner.args[..2], &v(&["v1", "--null-fds=8,9"])[..], "after child_fds::FIRST_FREE");
 }
 
 #[test]

@@ -56,17 +56,17 @@ fn bwrap_plans_pass_the_limits_to_the_helper_inside() {
     // Network off, so the helper runs in front of bwrap for the offline nsswitch.conf (after the
     // runner's descriptors), but the limits are set only inside.
     assert_eq!(p.program, PathBuf::from(HELPER));
-    assert_eq!(&p.args[..4], ["v1", "--offline-nsswitch-fd=7", "--", "/usr/bin/bwrap"], "no limit in front of bwrap");
+    assert_eq!(&p.args[..4], ["v1", "--offline-nsswitch-fd=8", "--", "/usr/bin/bwrap"], "no limit in front of bwrap");
     let online = plan(json!({"mode": "read-only", "network": true}), Platform::Linux, &limits(), true);
     assert_eq!(online.program, PathBuf::from("/usr/bin/bwrap"), "no extra process in front of bwrap for the limits");
     // The sandbox's /dev/shm is as large as `memory`; none is set here.
     let steps = |rest: &[&str]| -> Vec<String> { [vec!["v1".to_string(), "--tmpfs-inodes=131072:/dev/shm".to_string(), "--devpts-max=256".to_string(), "--stdio-devices=/dev/sandspawn-host-dev".to_string()], userns_steps(true), rest.iter().map(|s| s.to_string()).collect()].concat() };
     // The limits' RLIMIT_CORE of 0 gives way to every Linux run's 1 (`NO_CORE_DUMP`, in BUDGETS).
     let limits = ["--rlimit=cpu:2:3", "--rlimit=fsize:1048576:1048576"];
-    assert_eq!(after_helper(&online.args), steps(&[&limits[..], &BUDGETS[..], &["--filter=inet-unix", "--report-fd=4", "--", "ls", "-l"]].concat()));
-    assert_eq!(after_helper(&p.args), steps(&[&limits[..], &BUDGETS[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
+    assert_eq!(after_helper(&online.args), steps(&[&limits[..], &BUDGETS[..], &["--filter=inet-unix", "--report-fd=4", "--bwrap-alive=7", "--", "ls", "-l"]].concat()));
+    assert_eq!(after_helper(&p.args), steps(&[&limits[..], &BUDGETS[..], &["--filter=inet", "--report-fd=4", "--bwrap-alive=7", "--", "ls", "-l"]].concat()));
     let unlimited = plan(json!("read-only"), Platform::Linux, &[], true);
-    assert_eq!(after_helper(&unlimited.args), steps(&[&BUDGETS[..], &["--filter=inet", "--report-fd=4", "--", "ls", "-l"]].concat()));
+    assert_eq!(after_helper(&unlimited.args), steps(&[&BUDGETS[..], &["--filter=inet", "--report-fd=4", "--bwrap-alive=7", "--", "ls", "-l"]].concat()));
 }
 
 #[test]

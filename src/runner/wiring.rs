@@ -11,7 +11,7 @@ use crate::error::{ErrorCode, Result, SandboxError};
 use crate::options::{SpawnRequest, StdinMode};
 use crate::plan::LaunchPlan;
 
-use super::spawn::{pipe_above, ChildFd};
+use super::spawn::{lift_above, pipe_above, ChildFd};
 use super::terminal_io::{self, dup_cloexec, RunTerminal};
 
 /// What the child is given; dropped (closed here) right after the spawn.
@@ -66,6 +66,11 @@ pub(super) fn wire(req: &SpawnRequest, plan: &LaunchPlan) -> Result<(ChildSide, 
     };
     let status = from_child(plan.status_fd)?;
     let report = from_child(plan.report_fd)?;
+    if let Some(status) = &status {
+        // bwrap's: the helper watches the status pipe for bwrap's end (`child_fds::BWRAP_ALIVE`).
+        let copy = status.try_clone().and_then(|c| lift_above(c, FIRST_FREE)).map_err(failed)?;
+        extra.push((crate::child_fds::BWRAP_ALIVE, copy));
+    }
     let control = match plan.control_fd {
         Some(number) => {
             let (r, w) = pipe_above(FIRST_FREE).map_err(failed)?;

@@ -238,10 +238,10 @@ fn bwrap_plan_with_every_other_feature() {
     let helper = helper_path().to_str().unwrap();
     assert_eq!((plan.status_fd, plan.report_fd, plan.net_ctl_fd, plan.control_fd), (Some(3), Some(4), Some(5), None));
     assert_eq!(plan.program, helper_path(), "in front of bwrap, for the offline nsswitch.conf");
-    assert_eq!(&plan.args[..4], ["v1", "--offline-nsswitch-fd=7", "--", "/usr/bin/bwrap"], "above the runner's descriptors");
+    assert_eq!(&plan.args[..4], ["v1", "--offline-nsswitch-fd=8", "--", "/usr/bin/bwrap"], "above the runner's descriptors");
     let bwrap_args = &plan.args[4..];
     let data = bwrap_args.windows(3).find(|w| w[0] == "--ro-bind-data").expect("the offline nsswitch.conf");
-    assert_eq!(data, ["--ro-bind-data", "7", "/etc/nsswitch.conf"]);
+    assert_eq!(data, ["--ro-bind-data", "8", "/etc/nsswitch.conf"]);
     let at = bwrap_args.iter().position(|a| a == helper).unwrap();
     assert!(!bwrap_args[..at].contains(&"--disable-userns".to_string()), "the helper limits user namespaces, after the overlays");
     assert!(bwrap_args[..at].windows(2).any(|w| w == ["--cap-add", "CAP_SYS_ADMIN"]), "kept for the helper's mounts alone");
@@ -259,7 +259,7 @@ fn bwrap_plan_with_every_other_feature() {
         steps,
         [
             "v1", &writable_at, &cwd_at, "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--stdio-devices=/dev/sandspawn-host-dev", "--overlay", "--overlay", "--overlay", &format!("--unmount={store}"), "--own-userns", "--limit-userns", "--controlling-tty",
-            "--rlimit=cpu:2:3", "--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--report-fd=4", "--net-listen=5", "--"
+            "--rlimit=cpu:2:3", "--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--report-fd=4", "--bwrap-alive=7", "--net-listen=5", "--"
         ]
     );
     assert_eq!(&inner[inner.len() - 2..], ["npm", "ci"]);

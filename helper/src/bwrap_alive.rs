@@ -1,0 +1,108 @@
+//! The last check before the command runs under bwrap: bwrap itself is still there, at a moment
+//! its pid 1 (the sandbox's init) already dies with it.
+//!
+//! bwrap's init arms its parent-death signal only in `do_init`, after it forked this process, and
+//! never checks that bwrap is still there. A host killed by a signal during the setup kills bwrap
+//! (`--die-with-parent`), and an init not yet past that point ran on with the command, re-parented
+//! to init. The runner gives the helper a read end of bwrap's `--json-status-fd` pipe
+//! (`Steps::bwrap_alive`), whose write end only bwrap's monitor holds: the host closes its own
+//! right after the spawn, bwrap's sandbox child closes it right after the clone (so neither the
+//! init nor this process has it), and the monitor keeps it until the init has ended (it writes the
+//! exit code there). So, once the init sleeps in its wait for children (past its
+//! PR_SET_PDEATHSIG), a pipe with no writer means bwrap died and nothing would end the init; a
+//! pipe with one means bwrap is alive and its death from now on kills the init and the whole
+//! namespace with it. The host's own descriptors are no witness: they close only after the
+//! host's memory is torn down, later than bwrap's parent-death signal.
+
+use sandspawn_helper::report::{Failure, Stage};
+
+/// How long the init may take to reach its wait after this process was forked (it runs a few
+/// system calls in between; this bounds a machine stalled for that long).
+const INIT_WAIT_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Fail when bwrap is gone (the command must not start: nothing would end it); close `read`.
+pub(crate) fn check(read: i32) -> Result<(), Failure> {
+    let waited = init_waits();
+    let gone = waited.is_ok() && no_writer(read);
+    // SAFETY: closing our own inherited descriptor; the command must not get it.
+    unsafe { libc::close(read) };
+    waited?;
+    if gone {
+        return Err(Failure {
+            stage: Stage::Setup,
+            errno: 0,
+            message: "bwrap ended while the sandbox was set up (its host is gone): the command was not started".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Wait until bwrap's init (our parent, pid 1 of the sandbox's namespace) sleeps: in `do_init`'s
+/// wait for children, after its parent-death signal is armed. Before that it only runs (or waits
+/// uninterruptibly in the kernel): it makes no sleeping call between its fork of us and the wait.
+fn init_waits() -> Result<(), Failure> {
+    // SAFETY: getppid has no preconditions.
+    if unsafe { libc::getppid() } != 1 {
+        // No init of bwrap's (the command is bwrap's own child, its parent-death signal armed before exec).
+        return Ok(());
+    }
+    let deadline = std::time::Instant::now() + INIT_WAIT_BOUND;
+    let mut tries = 0u32;
+    loop {
+        let stat = std::fs::read_to_string("/proc/1/stat").map_err(|e| Failure {
+            stage: Stage::Setup,
+            errno: e.raw_os_error().unwrap_or(0),
+            message: format!("reading the state of bwrap's pid 1 failed: {e}"),
+        })?;
+        if state_of(&stat) == Some('S') {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(Failure { stage: Stage::Setup, errno: 0, message: format!("bwrap's pid 1 did not reach its wait within {} s", INIT_WAIT_BOUND.as_secs()) });
+        }
+        tries += 1;
+        if tries < 8 {
+            // SAFETY: sched_yield has no preconditions.
+            unsafe { libc::sched_yield() };
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+    }
+}
+
+/// The state letter of a `/proc/<pid>/stat` line (after the command name's closing parenthesis).
+fn state_of(stat: &str) -> Option<char> {
+    stat.get(stat.rfind(')')? + 1..)?.trim_start().chars().next()
+}
+
+/// Whether the pipe's write end is closed everywhere (POLLHUP on the read end).
+fn no_writer(read: i32) -> bool {
+    let mut p = libc::pollfd { fd: read, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd, no wait.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n == 1 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_follows_the_last_parenthesis() {
+        assert_eq!(state_of("1 (bwrap) S 0 1 1 0"), Some('S'));
+        assert_eq!(state_of("1 (a) R (b)) R 0"), Some('R'));
+        assert_eq!(state_of("1 (bwrap"), None);
+    }
+
+    #[test]
+    fn a_pipe_without_writer_is_seen_one_with_a_writer_is_not() {
+        let mut fds = [0; 2];
+        // SAFETY: a fresh pipe of our own.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        assert!(!no_writer(fds[0]));
+        // SAFETY: our own descriptors.
+        unsafe { libc::close(fds[1]) };
+        assert!(no_writer(fds[0]));
+        unsafe { libc::close(fds[0]) };
+    }
+}
