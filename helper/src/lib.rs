@@ -24,6 +24,7 @@ pub mod file_lock;
 pub mod getaddrinfo;
 pub mod id_map;
 pub mod kernel_fs;
+pub mod kernel_release;
 pub mod landlock;
 pub mod mountinfo;
 pub mod mount_points;

@@ -114,6 +114,10 @@ mod userns;
 #[cfg(target_os = "linux")]
 mod user_budgets;
 #[cfg(target_os = "linux")]
+mod ipc_budgets;
+#[cfg(target_os = "linux")]
+mod task_budget;
+#[cfg(target_os = "linux")]
 mod rlimit_shares;
 #[cfg(target_os = "linux")]
 mod write_guard;

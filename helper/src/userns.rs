@@ -37,6 +37,9 @@ pub fn enter_own(proc: &WritableProc, map_ids: Option<(u32, u32)>, limit: bool) 
     // SAFETY: getuid and getgid have no preconditions.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     let (inner_uid, inner_gid) = map_ids.unwrap_or((uid, gid));
+    // In the sandbox's IPC and pid namespaces, which this namespace owns: the command's will not.
+    crate::ipc_budgets::limit(&proc.path("sys"))?;
+    crate::task_budget::limit(&proc.path("sys"))?;
     if limit {
         // The count of user namespaces is charged to every ancestor: with a limit of 1 here, the
         // one created next uses it up and none can be created below it.
