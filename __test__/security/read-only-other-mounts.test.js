@@ -18,7 +18,7 @@ const NEEDS = process.platform !== 'linux' || process.getuid() !== 0 || spawnSyn
 
 test("a readOnlyPaths entry stays read-only through another writable root's view of its filesystem", { skip: NEEDS }, (t) => {
   const { root } = tempTree(t)
-  const [data, ws] = ['data', 'ws'].map((n) => path.join(root, n))
+  const [data, ws] = ['data', 'view'].map((n) => path.join(root, n))
   fs.mkdirSync(`${data}/ws`, { recursive: true })
   fs.mkdirSync(ws)
   fs.writeFileSync(`${data}/ws/config`, 'orig\n')
