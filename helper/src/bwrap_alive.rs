@@ -13,17 +13,26 @@
 //! pipe with one means bwrap is alive and its death from now on kills the init and the whole
 //! namespace with it. The host's own descriptors are no witness: they close only after the
 //! host's memory is torn down, later than bwrap's parent-death signal.
+//!
+//! A second witness for the window this one misses: bwrap arms its own parent-death signal only
+//! after its clone, so a host killed before that (bwrap still parsing its arguments; wider under
+//! load: 2 of 30 killed hosts' runs survived once with a build loading the machine) leaves bwrap
+//! alive under init, its pipe still written. By the time the helper runs, such a host has usually
+//! closed its descriptors (it died before bwrap's whole setup): the report pipe, whose read end
+//! only the host holds until the run ends, then has no reader, and the command is refused too.
+//! Still open: a host whose teardown outlasts bwrap's setup (README Limits).
 
-use sandspawn_helper::report::{Failure, Stage};
+use crate::report::{Failure, Stage};
 
 /// How long the init may take to reach its wait after this process was forked (it runs a few
 /// system calls in between; this bounds a machine stalled for that long).
 const INIT_WAIT_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Fail when bwrap is gone (the command must not start: nothing would end it); close `read`.
-pub(crate) fn check(read: i32) -> Result<(), Failure> {
+/// Fail when bwrap is gone, or the host is (its end of the report pipe closed): the command must
+/// not start, nothing would end it. Close `read`.
+pub fn check(read: i32, report: Option<i32>) -> Result<(), Failure> {
     let waited = init_waits();
-    let gone = waited.is_ok() && no_writer(read);
+    let gone = waited.is_ok() && (no_writer(read) || report.is_some_and(no_reader));
     // SAFETY: closing our own inherited descriptor; the command must not get it.
     unsafe { libc::close(read) };
     waited?;
@@ -31,7 +40,7 @@ pub(crate) fn check(read: i32) -> Result<(), Failure> {
         return Err(Failure {
             stage: Stage::Setup,
             errno: 0,
-            message: "bwrap ended while the sandbox was set up (its host is gone): the command was not started".into(),
+            message: "bwrap or its host ended while the sandbox was set up: the command was not started".into(),
         });
     }
     Ok(())
@@ -72,7 +81,7 @@ fn init_waits() -> Result<(), Failure> {
 
 /// The state letter of a `/proc/<pid>/stat` line (after the command name's closing parenthesis).
 fn state_of(stat: &str) -> Option<char> {
-    stat.get(stat.rfind(')')? + 1..)?.trim_start().chars().next()
+    crate::proc_stat::fields(stat)?.next()?.chars().next()
 }
 
 /// Whether the pipe's write end is closed everywhere (POLLHUP on the read end).
@@ -81,6 +90,14 @@ fn no_writer(read: i32) -> bool {
     // SAFETY: one valid pollfd, no wait.
     let n = unsafe { libc::poll(&mut p, 1, 0) };
     n == 1 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
+/// Whether a pipe's read end is closed everywhere (POLLERR on the write end `write`).
+fn no_reader(write: i32) -> bool {
+    let mut p = libc::pollfd { fd: write, events: libc::POLLOUT, revents: 0 };
+    // SAFETY: one valid pollfd, no wait.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n == 1 && p.revents & (libc::POLLERR | libc::POLLNVAL) != 0
 }
 
 #[cfg(test)]
@@ -104,5 +121,17 @@ mod tests {
         unsafe { libc::close(fds[1]) };
         assert!(no_writer(fds[0]));
         unsafe { libc::close(fds[0]) };
+    }
+
+    #[test]
+    fn a_pipe_without_reader_is_seen_one_with_a_reader_is_not() {
+        let mut fds = [0; 2];
+        // SAFETY: a fresh pipe of our own.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        assert!(!no_reader(fds[1]));
+        // SAFETY: our own descriptors.
+        unsafe { libc::close(fds[0]) };
+        assert!(no_reader(fds[1]));
+        unsafe { libc::close(fds[1]) };
     }
 }

@@ -17,6 +17,9 @@
 
 pub mod ancestors;
 pub mod args_pipe;
+/// The last check before the command runs under the runner's bwrap (the binary's step).
+#[cfg(target_os = "linux")]
+pub mod bwrap_alive;
 #[cfg(target_os = "linux")]
 pub mod capability_sets;
 pub mod devpts;

@@ -48,8 +48,6 @@ mod exec_search;
 static ALLOC: sandspawn_helper::setup_alloc::SetupAlloc = sandspawn_helper::setup_alloc::SetupAlloc;
 // Linux only, like the steps they do (see `Steps::linux_only`).
 #[cfg(target_os = "linux")]
-mod bwrap_alive;
-#[cfg(target_os = "linux")]
 mod clock_wait;
 #[cfg(target_os = "linux")]
 mod blocked_carve_out;
@@ -249,7 +247,7 @@ fn run(args: Vec<OsString>) {
     // parent-death signal (the check waits for it anyway).
     #[cfg(target_os = "linux")]
     if let Some(ends) = steps.bwrap_alive {
-        if let Err(failure) = bwrap_alive::check(ends) {
+        if let Err(failure) = sandspawn_helper::bwrap_alive::check(ends, steps.report_fd) {
             fail(steps.report_fd, failure);
         }
     }
