@@ -631,20 +631,25 @@ describe("hostb36: git-lfs's .lfsconfig a run plants", () => {
 const HOSTB38_KEPT = ['.autoenv.zsh', '.autoenv_leave.zsh']
 const HOSTB38_REPORTED = ['.prototools', 'sub/.prototools', '.shadowenv.d/500_env.lisp', 'sub/.shadowenv.d/500_env.lisp', '.env.leave', 'sub/.autoenv.zsh']
 
-describe('hostb38: what shells run on cd (proto, shadowenv, zsh-autoenv, autoenv)', () => {
-  for (const [mode, extra] of Object.entries(MODES)) {
-    test(`${mode}: each is kept absent or reported`, async (t) => {
-      const tree = tempTree(t)
-      const r = await sh(plant([...HOSTB38_KEPT, ...HOSTB38_REPORTED]), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-      assert.equal(r.exitCode, 0, show(r))
-      assertKeptAndReported(r, tree.ws, HOSTB38_KEPT, HOSTB38_REPORTED)
-    })
-  }
+/** A suite planting `kept` and `reported` in every mode (kept absent or reported) and in review. */
+function describeKeptAndReported(title, kept, reported) {
+  describe(title, () => {
+    for (const [mode, extra] of Object.entries(MODES)) {
+      test(`${mode}: each is kept absent or reported`, async (t) => {
+        const tree = tempTree(t)
+        const r = await sh(plant([...kept, ...reported]), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+        assert.equal(r.exitCode, 0, show(r))
+        assertKeptAndReported(r, tree.ws, kept, reported)
+      })
+    }
 
-  test('review: each is a risk of the change set and held back by apply', async (t) => {
-    await assertHeldBackInReview(t, [...HOSTB38_KEPT, ...HOSTB38_REPORTED])
+    test('review: each is a risk of the change set and held back by apply', async (t) => {
+      await assertHeldBackInReview(t, [...kept, ...reported])
+    })
   })
-})
+}
+
+describeKeptAndReported('hostb38: what shells run on cd (proto, shadowenv, zsh-autoenv, autoenv)', HOSTB38_KEPT, HOSTB38_REPORTED)
 
 // Found by an attacker's review (hostb39), each planted with `hostRisks: []` in every mode (review's
 // apply landed it): pkgx's `dev`. Its shellcode (`eval "$(dev --shellcode)"`, `dev integrate`)
@@ -742,3 +747,17 @@ describe('host41: a conda environment\'s activation files, Sublime Text project 
     await assertHeldBackInReview(t, [...HOST41_REPORTED, ...HOST41_KEPT])
   })
 })
+
+// Found by an attacker's review (hostc41; left open by host41), each planted with `hostRisks: []`
+// in every mode (review's apply landed it): Perl's `.proverc` (prove reads the cwd's on every run:
+// `--exec` names the program each test runs with, `-P` loads a plugin into prove itself), kept as
+// sbt's `.sbtrc` is; Eclipse's `.project` (its buildSpec's builders run on each build, auto-build
+// on by default) and the external tool builders' launch files it names in
+// `.externalToolBuilders` (their program and arguments), and Kate's `.kateproject` (its
+// `lspclient` servers, its build targets), reported: the IDEs write them. And a Fossil checkout's
+// database (`.fslckout`, `_FOSSIL_`): it names the repository whose hooks and settings' programs
+// (editor, gdiff-command) Fossil runs; kept absent, as `.hg` is.
+const HOSTC41_KEPT = ['.proverc', '.fslckout', '_FOSSIL_']
+const HOSTC41_REPORTED = ['sub/.proverc', '.project', '.externalToolBuilders/run.launch', 'sub/.kateproject', '.kateproject']
+
+describeKeptAndReported("hostc41: prove's .proverc, Fossil's checkout database, Eclipse's builders and Kate's project file", HOSTC41_KEPT, HOSTC41_REPORTED)

@@ -152,6 +152,13 @@ const DEFAULTS: &[(&str, &str)] = &[
     // any command's flags, `posthook` and `prehook` commands among them, and `run-posthook` runs
     // them unasked (darcs.net, Using/Configuration); `prefs/prefs`' test runs on `darcs record`.
     ("_darcs", "darcs runs the pre- and post-hooks of a repository's _darcs/prefs/defaults (run-posthook: unasked) on its commands"),
+    // Found by an attacker's review (hostc41; left by host41): a Fossil checkout's database
+    // (`.fslckout`, `_FOSSIL_` on older ones) names the repository file its commands open, whose
+    // hooks (`fossil hook`: before-commit) and per-repository settings (`editor`, `gdiff-command`,
+    // `ssh-command`) Fossil runs: a checkout repointed to a repository the run made runs its
+    // commands at the host's next `fossil commit`. A store as `.jj/repo`'s pointer is: kept.
+    (".fslckout", FOSSIL),
+    ("_FOSSIL_", FOSSIL),
     // Found by an attacker's review (host30), each planted unflagged: more coding agents whose
     // project settings run hooks' commands (and start MCP servers) when a session starts there,
     // as Claude Code's `.claude` does.
@@ -195,6 +202,11 @@ const DEFAULTS: &[(&str, &str)] = &[
     // The same review: localvimrc sources every `.lvimrc` from the opened file's directory up to
     // `/`, unasked for a path in `g:localvimrc_whitelist` (and commonly with `g:localvimrc_sandbox`
     // off, since `:sandbox` forbids autocommands): planted the same way with `hostRisks: []`.
+    // Found by an attacker's review (hostc41; left by host41): prove reads the cwd's `.proverc`
+    // (beside `~/.proverc`, unless `--norc`) on every run and takes its options as its own:
+    // `--exec CMD` is the program each test runs with, `-P Plugin` loads a plugin into prove.
+    // Planted with `hostRisks: []`; a command has no need to write it: kept, as `.sbtrc` is.
+    (".proverc", "prove applies its options on every run here: --exec names the program each test runs with, -P and -M load Perl modules"),
     (".lvimrc", "localvimrc sources it when Vim opens a file below it (unasked where its path is whitelisted; shell commands run with g:localvimrc_sandbox off)"),
 ];
 
@@ -364,9 +376,23 @@ const REPORTED: &[(&str, &str)] = &[
     ("devenv.local.yaml", DEVENV),
     ("devbox.json", DEVBOX),
     ("devbox.lock", DEVBOX),
+    // Found by an attacker's review (hostc41; left by host41), each planted with `hostRisks: []`:
+    // Eclipse runs the builders of a project's `.project` buildSpec on every build (auto-build is
+    // on by default, and an import builds); an external tool builder's program and arguments
+    // live in the `.externalToolBuilders/*.launch` its `LaunchConfigHandle` names (or inline in
+    // `.project`). Kate's project plugin loads the `.kateproject` of an opened file's directory
+    // or a parent: its `lspclient` section defines language servers (their `command`), its
+    // `build` targets run on the build action. The IDEs write them (m2e, Buildship): reported.
+    (".project", ECLIPSE_BUILD),
+    (".externalToolBuilders", ECLIPSE_BUILD),
+    (".kateproject", "Kate loads it when a file below it is opened: the language servers its lspclient section defines start (their command runs), its build targets run on the build action"),
     (".flox", "a Flox environment: `flox activate` (a direnv .envrc's, or the user's) sources its manifest's [hook] on-activate and [profile] scripts in the host's shell"),
 ];
 
+/// What Fossil does with a checkout's database (`DEFAULTS`).
+const FOSSIL: &str = "Fossil opens the repository this checkout database names on every command here, and runs its hooks (before-commit) and the programs of its settings (editor, gdiff-command, ssh-command)";
+/// What Eclipse does with a project's builders (`REPORTED`).
+const ECLIPSE_BUILD: &str = "Eclipse runs the builders of the project's .project buildSpec on every build (auto-build, and the build of an import): an external tool builder runs the program its .externalToolBuilders launch file (or .project) names";
 /// What devenv's direnv integration does with its files (`REPORTED`).
 const DEVENV: &str = "devenv's `use devenv` (an allowed .envrc's) builds the shell again when it changes and evals it, its enterShell included, in the host's shell at the next prompt";
 /// What devbox's direnv integration does with its files (`REPORTED`).
@@ -555,7 +581,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 27] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 31] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -598,6 +624,11 @@ mod tests {
             // hostb40: what Vim's YouCompleteMe imports when a file below it is opened.
             ("youcompleteme", [".ycm_extra_conf.py"].map(String::from).to_vec(), &protected),
             ("localvimrc", [".lvimrc"].map(String::from).to_vec(), &protected),
+            // hostc41: prove's run-control file; Eclipse's and Kate's project files.
+            ("prove", [".proverc"].map(String::from).to_vec(), &protected),
+            ("fossil", [".fslckout", "_FOSSIL_"].map(String::from).to_vec(), &protected),
+            ("eclipse", [".project", ".externalToolBuilders"].map(String::from).to_vec(), &reported),
+            ("kate", [".kateproject"].map(String::from).to_vec(), &reported),
             // host41: darcs' repository directory (its prefs' posthooks).
             ("darcs", ["_darcs"].map(String::from).to_vec(), &protected),
         ];
@@ -611,7 +642,7 @@ mod tests {
         for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul", "_darcs"] {
             assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
         }
-        for file in [".ycm_extra_conf.py", ".lvimrc", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
+        for file in [".ycm_extra_conf.py", ".lvimrc", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".proverc", ".fslckout", "_FOSSIL_", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
             assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
         }
     }
