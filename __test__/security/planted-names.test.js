@@ -274,26 +274,7 @@ describe('host30: Letta Code and Qoder project settings', () => {
 const HOST31_KEPT = ['.vim/coc-settings.json', '.actrc', '.ddev/config.yaml']
 const HOST31_REPORTED = ['ansible.cfg', 'sub/ansible.cfg', '.pdm-python', 'sub/.pdm-python', 'sub/.vim/coc-settings.json']
 
-describe('host31: coc.nvim, Ansible and PDM files a run plants', () => {
-  for (const [mode, extra] of Object.entries(MODES)) {
-    test(`${mode}: each is kept absent or reported`, async (t) => {
-      const tree = tempTree(t)
-      const r = await sh(plant([...HOST31_KEPT, ...HOST31_REPORTED]), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
-      assert.equal(r.exitCode, 0, show(r))
-      assertKeptAndReported(r, tree.ws, HOST31_KEPT, HOST31_REPORTED)
-    })
-  }
-
-  test('review: each is a risk of the change set and held back by apply', async (t) => {
-    const tree = tempTree(t)
-    const all = [...HOST31_KEPT, ...HOST31_REPORTED]
-    const r = await sandspawn.spawnSandboxed(['sh', '-c', plant(all)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
-    assert.ok(r.changeSet, show(r))
-    for (const rel of all) assert.ok(riskFor(r.changeSet.hostRisks, tree.ws, rel), `${rel}: ${JSON.stringify(r.changeSet.hostRisks)}`)
-    await sandspawn.applyChangeSet(r.changeSet.id, {})
-    for (const rel of all) assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} landed`)
-  })
-})
+describeKeptAndReported('host31: coc.nvim, Ansible and PDM files a run plants', HOST31_KEPT, HOST31_REPORTED)
 
 // Found by an attacker's review (host31): a protected name that already exists below the tops (a
 // package of a monorepo with its own `.cargo/config.toml`, `.vscode`, `.claude` or `.mcp.json`) is
