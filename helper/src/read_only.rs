@@ -270,12 +270,12 @@ fn copied_read_only(carve: &ReadOnly, below: &Target, flags: libc::c_uint) -> Op
 /// twice): then over what the path leads to now, which must be the same entry.
 fn attach_all(copies: &[Copy]) -> Result<(), Failure> {
     use std::os::unix::ffi::OsStrExt;
-    let mut attached: std::collections::HashSet<&[u8]> = std::collections::HashSet::with_capacity(copies.len());
+    let mut attached = sandspawn_helper::ancestors::Set::with_capacity(copies.len());
     for c in copies {
         // As bytes: a carve-out's name need not be UTF-8.
         let bytes = c.carve.path.as_os_str().as_bytes();
         let path = c.carve.path.display();
-        let covered = sandspawn_helper::ancestors::or_self_bytes(bytes).any(|a| attached.contains(a));
+        let covered = attached.covers(bytes);
         let reopened;
         let target = if covered {
             let Some(t) = open_carve_out(c.carve)? else { continue };
