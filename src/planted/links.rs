@@ -101,8 +101,10 @@ impl SharedPlaces {
 
     /// `in_shared_place`, for a canonical `resolved`.
     pub fn hold(&self, resolved: &Path, roots: &[PathBuf]) -> bool {
-        let under = |dirs: &[PathBuf]| dirs.iter().any(|s| resolved.starts_with(s));
-        (!roots.iter().any(|r| resolved.starts_with(r)) && under(&self.temporary)) || under(&self.state)
+        // By bytes (`paths::starts_with`): asked of every nested repository's git directories every run.
+        let starts_with = |base: &PathBuf| crate::policy::paths::starts_with(resolved, base);
+        let under = |dirs: &[PathBuf]| dirs.iter().any(starts_with);
+        (!roots.iter().any(starts_with) && under(&self.temporary)) || under(&self.state)
     }
 }
 
