@@ -78,21 +78,38 @@ open("sub/.cargo/config", "w").write("".join(out))
 // programs by relative paths (`filter.fN.clean = t/N`, t/ existing): each is a path every later
 // run's setup keeps read-only (a missing one absent), 384,000 of them, whatever their number in
 // all: 1,000 such repositories cost a later 'true' 4 to 5 s of host CPU and 15 to 21 s of latency
-// (0.2 s of the command's CPU to make them).
-test('1,500 repositories each naming 256 programs: a later run costs the host well under 3 s, and what was not kept is said', { timeout: 600000 }, async (t) => {
-  const { ws } = tempTree(t)
-  const py = `import os
-text = "".join('[filter "f%d"]\\n\\tclean = t/%d\\n' % (n, n) for n in range(256))
+// (0.2 s of the command's CPU to make them). The bound is 3 s or, on a slower machine, 40 times
+// what the first later run costs where the same 1,500 repositories name no program (measured in
+// the same process; 183 and 186 ms against 3.2 and 3.4 s with the programs named, 17 times, on the
+// forty-first session's machine, about twice as slow as the one the 3 s was set on, where a fixed
+// 3 s failed in CI): the cost it guards against, 4 to 5 s for 1,000 repositories on the faster
+// machine, is 70 to 80 times that baseline.
+function repositories(programs) {
+  const text = programs ? `"".join('[filter "f%d"]\\n\\tclean = t/%d\\n' % (n, n) for n in range(256))` : `"[core]\\n\\tbare = false\\n"`
+  return `import os
+text = ${text}
 for i in range(1500):
   os.makedirs("r%d/.git/objects" % i); os.makedirs("r%d/.git/refs" % i); os.makedirs("r%d/t" % i)
   open("r%d/.git/HEAD" % i, "w").write("ref: refs/heads/main\\n")
   open("r%d/.git/config" % i, "w").write(text)
 `
+}
+
+/** Host CPU (ms) of the first 'true' after the command made `py`'s tree in a workspace of `t`'s. */
+async function firstLaterRun(t, py) {
+  const { ws } = tempTree(t)
   const made = await spawnSandboxed(['python3', '-c', py], opts(ws))
   assert.equal(made.exitCode, 0, show(made))
   const later = await hostCpu(() => spawnSandboxed(['true'], opts(ws)))
   assert.equal(later.value.exitCode, 0, show(later.value))
-  assert.ok(later.ms < 3000, `a later 'true' cost the host ${Math.round(later.ms)} ms of CPU`)
+  return later
+}
+
+test('1,500 repositories each naming 256 programs: a later run costs the host well under 3 s, and what was not kept is said', { timeout: 600000 }, async (t) => {
+  const plain = await firstLaterRun(t, repositories(false))
+  const later = await firstLaterRun(t, repositories(true))
+  const bound = Math.max(3000, 40 * plain.ms)
+  assert.ok(later.ms < bound, `a later 'true' cost the host ${Math.round(later.ms)} ms of CPU (bound ${Math.round(bound)} ms; ${Math.round(plain.ms)} ms where no program is named)`)
   assert.ok(later.value.sandboxDetails.notEnforced.some((l) => /git configuration of .* not kept read-only/.test(l)), JSON.stringify(later.value.sandboxDetails.notEnforced).slice(0, 2000))
 })
 

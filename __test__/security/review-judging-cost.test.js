@@ -93,20 +93,29 @@ for i in range(2000): os.link("c", ".git/x/config%d" % i)`
   // 1,000 new repositories sharing one 1 MiB config by hard links, each with an `.envrc` at its
   // top: what is guarded below each top (`Judge::guarded_of`) looked for `core.hooksPath` in every
   // entry of that config again for each repository, 12.7 s of host CPU after the run (0.15 s of the
-  // command's; without the `.envrc`, 56 ms), and as much for every later listing.
-  test('1,000 repositories sharing a 1 MiB config, each with a planted name at its top: well under 3 s of host CPU', { timeout: 300000 }, async (t) => {
-    const { ws } = tempTree(t)
-    const py = `import os
+  // command's; without the `.envrc`, 56 ms), and as much for every later listing. The bound is 3 s
+  // or, on a slower machine, 40 times what the same repositories without their `.envrc` cost in
+  // this process: a fixed 3 s failed on the forty-first session's machine, about twice as slow as
+  // the one it was set on (4.8 s there, on main too).
+  const sharedConfig = (envrc) => `import os
 line = "\\tfsmonitor = x\\n"
 open("c", "w").write("[core]\\n" + line * ((1 << 20) // len(line) - 1))
 for i in range(1000):
-    os.makedirs("r%d/.git" % i); os.link("c", "r%d/.git/config" % i); open("r%d/.envrc" % i, "w").close()`
+    os.makedirs("r%d/.git" % i); os.link("c", "r%d/.git/config" % i)${envrc ? '; open("r%d/.envrc" % i, "w").close()' : ''}`
+  const reviewed = async (t, py) => {
+    const { ws } = tempTree(t)
     const run = await hostCpu(() => spawnSandboxed(['python3', '-c', py], { cwd: ws, timeout: 250000, sandbox: REVIEW }))
+    assert.equal(run.value.exitCode, 0, show(run.value))
+    t.after(() => discardChangeSet(run.value.changeSet.id))
+    return { ...run, ws }
+  }
+  test('1,000 repositories sharing a 1 MiB config, each with a planted name at its top: well under 3 s of host CPU', { timeout: 300000 }, async (t) => {
+    const plain = await reviewed(t, sharedConfig(false))
+    const run = await reviewed(t, sharedConfig(true))
     const r = run.value
-    assert.equal(r.exitCode, 0, show(r))
-    t.after(() => discardChangeSet(r.changeSet.id))
-    assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'protected-name-created' && h.path === path.join(ws, 'r0/.envrc')), show(r))
-    assert.ok(run.ms < 3000, `the run cost the host ${run.ms} ms of CPU`)
+    assert.ok(r.changeSet.hostRisks.some((h) => h.kind === 'protected-name-created' && h.path === path.join(run.ws, 'r0/.envrc')), show(r))
+    const bound = Math.max(3000, 40 * plain.ms)
+    assert.ok(run.ms < bound, `the run cost the host ${run.ms} ms of CPU (bound ${Math.round(bound)} ms; ${Math.round(plain.ms)} ms without the .envrc)`)
   })
 
   // 1,000 new repositories whose config is one file of 10,000 distinct program keys, hard-linked
