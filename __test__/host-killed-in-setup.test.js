@@ -61,7 +61,10 @@ test(`${HOSTS} hosts SIGKILLed 0-${MAX_DELAY_MS} ms after asking for a bwrap run
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-host-killed-')))
   const prefix = `ss-hkis-${process.pid}-`
   t.after(() => {
-    for (const pid of processesTagged(prefix)) try { process.kill(pid, 'SIGKILL') } catch {}
+    // Also the idle bwraps of containers/bubblewrap#633 (a host killed between bwrap's clone and
+    // its go-ahead: the command never ran, bwrap waits forever, its parent init); they name the
+    // run's directory, not the tag. Left by this test before (1 in about 390 killed hosts).
+    for (const pid of [...processesTagged(prefix), ...processesTagged(dir)]) try { process.kill(pid, 'SIGKILL') } catch {}
     fs.rmSync(dir, { recursive: true, force: true })
   })
   const delays = Array.from({ length: HOSTS }, (_, i) => Math.round((i * MAX_DELAY_MS) / (HOSTS - 1)))
