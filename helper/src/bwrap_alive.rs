@@ -113,6 +113,7 @@ mod tests {
 
     #[test]
     fn a_pipe_without_writer_is_seen_one_with_a_writer_is_not() {
+        let _alone = crate::forks(true);
         let mut fds = [0; 2];
         // SAFETY: a fresh pipe of our own.
         assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
@@ -125,6 +126,7 @@ mod tests {
 
     #[test]
     fn a_pipe_without_reader_is_seen_one_with_a_reader_is_not() {
+        let _alone = crate::forks(true);
         let mut fds = [0; 2];
         // SAFETY: a fresh pipe of our own.
         assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);

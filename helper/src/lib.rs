@@ -15,6 +15,27 @@
 //! Linux only), reading a user namespace's id map (`id_map`) and telling terminals apart (`terminal_identity`, Linux only), kept here so that a unit test can reach them; and `getaddrinfo`, which the helper
 //! calls for the addon's proxy (`--resolve`) and whose answer format both sides read.
 
+/// Tests that fork hold this shared; tests that judge a pipe by who holds its ends hold it alone.
+/// A forked child holds every descriptor of the test binary while it lives (a `sleep` spawned
+/// by another test, too, until its exec), so a pipe's end closed by one test stayed open in a
+/// child of another: one CI run of the helper's tests failed so.
+#[cfg(test)]
+pub(crate) fn forks(alone: bool) -> ForkGuard {
+    static FORKS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+    if alone {
+        ForkGuard::Alone(FORKS.write().unwrap_or_else(std::sync::PoisonError::into_inner))
+    } else {
+        ForkGuard::Shared(FORKS.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+}
+
+/// What `forks` holds until dropped.
+#[cfg(test)]
+pub(crate) enum ForkGuard {
+    Alone(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, ()>),
+    Shared(#[allow(dead_code)] std::sync::RwLockReadGuard<'static, ()>),
+}
+
 pub mod ancestors;
 pub mod args_pipe;
 /// The last check before the command runs under the runner's bwrap (the binary's step).

@@ -39,6 +39,7 @@ mod tests {
     /// A process met under a pid that now names another (another start time) is left alone.
     #[test]
     fn a_pid_that_names_another_process_now_is_not_signalled() {
+        let _forks = crate::forks(false);
         let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
         let pid = child.id() as i32;
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();

@@ -91,6 +91,7 @@ mod tests {
 
     #[test]
     fn a_process_whose_main_thread_ended_is_alive_stopped_and_killed_as_its_threads_are() {
+        let _forks = crate::forks(false);
         let child = LeaderGone::start();
         let began = Instant::now();
         while !child.leader().is_some_and(|e| e.state == b'Z') && began.elapsed() < Duration::from_secs(2) {

@@ -1014,6 +1014,7 @@ fn the_kernel_takes_the_long_jump() {
     assert!(prog.iter().any(|i| i.0 == 0x05), "no long jump in a filter of {} instructions", prog.len());
     let insns: Vec<libc::sock_filter> = prog.iter().map(|&(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k }).collect();
     let fprog = libc::sock_fprog { len: u16::try_from(insns.len()).expect("short"), filter: insns.as_ptr().cast_mut() };
+    let _forks = crate::forks(false);
     // SAFETY: the child makes only raw system calls and leaves with _exit.
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0, "fork");
