@@ -134,21 +134,37 @@ pub struct Way {
     pub end: PathBuf,
 }
 
-/// `p` resolved through the listings, when everything on its way exists: while the watcher vouches
-/// for every directory crossed, no system call (this runs every run for every home link, wherever
-/// the home lies: rustup's 15 proxies in `~/.cargo/bin` cost ~300 system calls a run resolved from
-/// `/`). A symlink's text is read once (it cannot change without its directory changing). `None`
-/// for a missing name or one of another kind on the way, a directory that cannot be opened, or past
-/// 40 links: the caller resolves it the slow way.
-pub fn way(p: &Path) -> Option<Way> {
-    if !p.is_absolute() {
-        return None;
-    }
+/// Each of `paths` resolved through the listings (in order), when everything on its way exists:
+/// while the watcher vouches for every directory crossed, no system call but an `lstat` of each
+/// (this runs every run for every home link, wherever the home lies: rustup's 15 proxies in
+/// `~/.cargo/bin` cost ~300 system calls a run resolved from `/`). A symlink's text is read once
+/// (it cannot change without its directory changing). `None` for a missing name or one of another
+/// kind on the way, a directory that cannot be opened, or past 40 links: the caller resolves it
+/// the slow way.
+///
+/// All under one hold of the listings, each directory on their ways vouched for (`still`: the
+/// watcher's word and an `lstat`) once for them all, not once per name looked up in it: rustup's
+/// 13 proxies here, each a link to `rustup` beside it, cost 6 `lstat`s each (`/`, `~`, `~/.cargo`,
+/// and `~/.cargo/bin` for the link, its text and its target), 78 a run; 4 in all now. The batch is
+/// forgotten when this returns: the next call (the next run's plan) vouches for each directory
+/// again, so nothing it skips outlives one plan.
+pub fn ways(paths: &[&Path]) -> Vec<Option<Way>> {
     let mut guard = LISTINGS.lock().unwrap_or_else(|e| e.into_inner());
     let listings = guard.get_or_insert_with(Listings::default);
-    let mut crossed = Vec::new();
-    let end = listings.resolve(Path::new("/"), p, &mut crossed, &mut 0)?;
-    Some(Way { crossed, end })
+    listings.batch = Some(Vec::new());
+    let out = paths
+        .iter()
+        .map(|p| {
+            if !p.is_absolute() {
+                return None;
+            }
+            let mut crossed = Vec::new();
+            let end = listings.resolve(Path::new("/"), p, &mut crossed, &mut 0)?;
+            Some(Way { crossed, end })
+        })
+        .collect();
+    listings.batch = None;
+    out
 }
 
 /// Whether a dangling link is on `p`'s way: where it leads is not where its existing links do.
@@ -285,6 +301,8 @@ struct Listings {
     /// The directories consulted by the current `linked`.
     read: Vec<PathBuf>,
     memo: Option<Memo>,
+    /// During one `ways` call: the directories already vouched for in it (`fresh`).
+    batch: Option<Vec<PathBuf>>,
 }
 
 /// `found`'s last answer and the directories it consulted.
@@ -384,13 +402,17 @@ impl Listings {
 
     /// What was seen of `dir`, forgotten unless the watcher or the `stat` rule vouches for it.
     fn fresh(&mut self, dir: &Path) -> Option<&mut Listing> {
-        let fresh = self.dirs.get(dir).is_some_and(|l| still(dir, l));
+        let vouched = self.batch.as_ref().is_some_and(|b| b.iter().any(|d| d == dir)) && self.dirs.contains_key(dir);
+        let fresh = vouched || self.dirs.get(dir).is_some_and(|l| still(dir, l));
         if !fresh {
             let known = self.dirs.get(dir).and_then(|l| l.watch.as_ref()).map(|(w, _)| w);
             match open(dir, known) {
                 Some(l) => self.dirs.insert(dir.to_path_buf(), l),
                 None => self.dirs.remove(dir),
             };
+        }
+        if let Some(b) = self.batch.as_mut().filter(|b| !vouched && !b.iter().any(|d| d == dir)) {
+            b.push(dir.to_path_buf());
         }
         self.dirs.get_mut(dir)
     }
@@ -467,6 +489,57 @@ fn list(dir: &Path) -> Option<Whole> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ways` vouches for each directory once in a call, never for the next call: its answers are
+    /// those of each path asked alone, and a `~/.cargo` renamed away between two calls, with a new
+    /// one whose `bin/cargo` leads elsewhere, is seen by the second (cross40's case for the ways).
+    #[test]
+    fn ways_vouch_once_a_call_and_anew_the_next() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap();
+        let bin = home.join(".cargo/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(home.join("dotfiles")).unwrap();
+        std::fs::write(bin.join("rustup"), "").unwrap();
+        std::fs::write(home.join("dotfiles/rustup"), "").unwrap();
+        for n in ["cargo", "rustc", "rustdoc"] {
+            std::os::unix::fs::symlink("rustup", bin.join(n)).unwrap();
+        }
+        let paths: Vec<PathBuf> = ["cargo", "rustc", "rustdoc", "missing"].iter().map(|n| bin.join(n)).collect();
+        let refs: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+        let batch = ways(&refs);
+        let alone: Vec<Option<Way>> = refs.iter().map(|p| ways(&[p]).pop().flatten()).collect();
+        assert_eq!(batch, alone);
+        assert_eq!(batch[0].as_ref().map(|w| w.end.clone()), Some(bin.join("rustup")));
+        assert_eq!(batch[3], None, "a missing name");
+        std::fs::rename(home.join(".cargo"), home.join(".cargo.old")).unwrap();
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink("../../dotfiles/rustup", bin.join("cargo")).unwrap();
+        let after = ways(&refs);
+        assert_eq!(after[0].as_ref().map(|w| w.end.clone()), Some(home.join("dotfiles/rustup")), "the new ~/.cargo's link");
+        assert_eq!(after[1], None, "rustc is gone with the old ~/.cargo");
+    }
+
+    /// What a `ways` call vouched for is not taken on trust by the listings' other readers after
+    /// it (`linked`, every run): a listed `~/.cargo/bin` whose `~/.cargo` was renamed away after
+    /// the call is listed anew.
+    #[test]
+    fn a_ways_batch_ends_with_its_call() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().canonicalize().unwrap();
+        let bin = home.join(".cargo/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join("rustup"), "").unwrap();
+        std::os::unix::fs::symlink("rustup", bin.join("rustc")).unwrap();
+        let bases = Bases::of([home.clone()].into_iter(), None);
+        let names = vec![".bashrc".to_string()];
+        let has_rustc = || linked(&bases, &names).iter().any(|l| l.path == bin.join("rustc"));
+        assert!(has_rustc());
+        assert!(ways(&[&bin.join("rustc")])[0].is_some());
+        std::fs::rename(home.join(".cargo"), home.join(".cargo.old")).unwrap();
+        std::fs::create_dir_all(&bin).unwrap();
+        assert!(!has_rustc(), "the new ~/.cargo/bin has no rustc");
+    }
 
     /// The stow layout of an attacker's review: links at the home's top, one inside a real
     /// `.ssh`, a linked `bin`; a link deeper than one level in a listed directory is not found.

@@ -1137,12 +1137,15 @@ impl<'a> Carver<'a> {
         // manager's, into `~/dotfiles`): kept where they lead when a root holds that
         // (`home_links`). The listings are cached: nothing but the watcher's word when no
         // directory changed, and a `realpath` per link found.
-        for l in home_links::linked(bases, names) {
+        let linked = home_links::linked(bases, names);
+        // One batch: each directory on their ways vouched for once (`home_links::ways`).
+        let ways = home_links::ways(&linked.iter().map(|l| l.path.as_path()).collect::<Vec<_>>());
+        for (l, way) in linked.iter().zip(ways) {
             // Nothing on its way (the link, links it leads through, its end) in a writable root:
             // `host_path` would keep nothing. Known from the listings without a system call while
             // the watcher vouches for them (rustup's proxies cost ~300 a run resolved from `/`).
             let in_no_root = |w: home_links::Way| w.crossed.iter().chain([&w.end]).all(|p| self.root_of(p).is_none());
-            if home_links::way(&l.path).is_some_and(in_no_root) {
+            if way.is_some_and(in_no_root) {
                 continue;
             }
             self.host_path(&home_links::leads_to(&l.path), l.dir, placeholders, &skipped);

@@ -579,7 +579,7 @@ fn home_paths_linked_into_a_root_are_kept_wherever_the_home_is() {
     assert!(!root.read_only.iter().any(|p| p.ends_with("vimrc")), "{:?}", root.read_only);
 }
 
-/// Where a home link leads is remembered between plans (`home_links::way`, vouched for by the
+/// Where a home link leads is remembered between plans (`home_links::ways`, vouched for by the
 /// directory watcher): a link that led elsewhere and then, retargeted (or through a link on its way
 /// retargeted), leads into the root is kept there on the next plan, not skipped on a stale answer.
 #[test]
