@@ -25,7 +25,7 @@ pub fn base(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
 pub fn under_shared_tmp(path: &std::path::Path) -> bool {
     let tmp = std::fs::canonicalize("/tmp").unwrap_or_else(|_| PathBuf::from("/tmp"));
     let under = |p: &std::path::Path| p.starts_with(&tmp) || p.starts_with("/tmp");
-    under(path) || path.ancestors().find_map(|a| Some(a.canonicalize().ok()?.join(path.strip_prefix(a).ok()?))).is_some_and(|real| under(&real))
+    under(path) || real(path).is_some_and(|real| under(&real))
 }
 
 /// The temporary directories every sandspawn run on the host may share (canonical), with the
@@ -37,13 +37,6 @@ pub fn shared_temp_dirs(var: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
     let tmpdir = var("TMPDIR").filter(|t| !t.as_os_str().is_empty());
     let named = ["/tmp", "/dev/shm"].iter().map(PathBuf::from).chain(tmpdir);
     named.filter(|t| t.is_absolute()).map(|t| std::fs::canonicalize(&t).unwrap_or(t)).filter(|t| t != std::path::Path::new("/")).collect()
-}
-
-/// Whether `path` lies in one of `shared` (`shared_temp_dirs`), as named or where what exists of
-/// it leads (as `under_shared_tmp` judges `/tmp`).
-fn under_any(path: &std::path::Path, shared: &[PathBuf]) -> bool {
-    let under = |p: &std::path::Path| shared.iter().any(|s| p.starts_with(s));
-    under(path) || path.ancestors().find_map(|a| Some(a.canonicalize().ok()?.join(path.strip_prefix(a).ok()?))).is_some_and(|real| under(&real))
 }
 
 /// Why `host_path` has no directory, for a refusal or a `notEnforced` line.
@@ -72,10 +65,25 @@ fn host_path_with(var: impl Fn(&str) -> Option<PathBuf>, database: impl FnOnce()
     // mode's runs write /dev/shm (found by an attacker's review of crossb39's fix, rev40).
     let shared = shared_temp_dirs(&var);
     let named = path(&var, name)?;
-    if !under_shared_tmp(&named) && !under_any(&named, &shared) {
+    if !under_shared_tmp_or_any(&named, &shared) {
         return Some(named);
     }
-    Some(home_base(database())?.join(name)).filter(|p| !under_shared_tmp(p) && !under_any(p, &shared))
+    Some(home_base(database())?.join(name)).filter(|p| !under_shared_tmp_or_any(p, &shared))
+}
+
+/// Whether `path` lies under `/tmp` (`under_shared_tmp`) or in one of `shared` (`shared_temp_dirs`),
+/// as named or where what exists of it leads. What exists of it is resolved once for both (every
+/// run asks this of its state directories several times: 6 `readlink`s fewer each time for
+/// `~/.local/state/sandspawn/NAME`, resolved twice before).
+fn under_shared_tmp_or_any(path: &std::path::Path, shared: &[PathBuf]) -> bool {
+    let tmp = std::fs::canonicalize("/tmp").unwrap_or_else(|_| PathBuf::from("/tmp"));
+    let under = |p: &std::path::Path| p.starts_with(&tmp) || p.starts_with("/tmp") || shared.iter().any(|s| p.starts_with(s));
+    under(path) || real(path).is_some_and(|real| under(&real))
+}
+
+/// What exists of `path` resolved (its longest existing ancestor's canonical form), the rest as named.
+fn real(path: &std::path::Path) -> Option<PathBuf> {
+    path.ancestors().find_map(|a| Some(a.canonicalize().ok()?.join(path.strip_prefix(a).ok()?)))
 }
 
 /// `home`'s default `STATE/sandspawn` (`~/.local/state/sandspawn`), where a process of this user
@@ -140,5 +148,34 @@ mod tests {
         assert_eq!(super::host_path_with(beside, db("/home/u"), "held-links"), at("/var/tmp/h/.local/state/sandspawn/held-links"));
         assert_eq!(super::host_path_with(with_tmpdir("/var/tmp/ci/h", "/var/tmp/ci"), db("/var/tmp/ci/u"), "runs"), None);
         assert_eq!(super::host_path_with(env("/dev/shm/h"), db("/home/u"), "runs"), at("/home/u/.local/state/sandspawn/runs"));
+    }
+
+    /// A home whose `.local` is a link under /tmp, or under a `TMPDIR` elsewhere, is shared as
+    /// one named there is: what exists of the path is resolved (once, for both checks).
+    #[test]
+    fn a_host_state_path_leading_into_a_shared_temp_dir_is_not_used() {
+        let shared_tmp = tempfile::tempdir_in("/tmp").unwrap();
+        let var_tmp = tempfile::tempdir_in("/var/tmp").unwrap();
+        let tmpdir = var_tmp.path().join("tmpdir");
+        let (home, other) = (var_tmp.path().join("home"), var_tmp.path().join("other"));
+        for d in [&tmpdir, &home, &other] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::os::unix::fs::symlink(shared_tmp.path(), home.join(".local")).unwrap();
+        std::os::unix::fs::symlink(&tmpdir, other.join(".local")).unwrap();
+        let var = |home: PathBuf, tmpdir: PathBuf| {
+            move |k: &str| match k {
+                "HOME" => Some(home.clone()),
+                "TMPDIR" => Some(tmpdir.clone()),
+                _ => None,
+            }
+        };
+        let db = || Some(PathBuf::from("/home/u"));
+        let fallback = Some(PathBuf::from("/home/u/.local/state/sandspawn/runs"));
+        assert_eq!(super::host_path_with(var(home.clone(), "/nonexistent".into()), db, "runs"), fallback, "~/.local leads under /tmp");
+        assert_eq!(super::host_path_with(var(other.clone(), tmpdir.clone()), db, "runs"), fallback, "~/.local leads into TMPDIR");
+        let plain = var_tmp.path().join("plain");
+        std::fs::create_dir_all(&plain).unwrap();
+        assert_eq!(super::host_path_with(var(plain.clone(), tmpdir), db, "runs"), Some(plain.join(".local/state/sandspawn/runs")));
     }
 }
