@@ -26,6 +26,8 @@
 //   the kernel walks under the machine's one networking lock (RTNL) when a socket closes.
 // - page-cache.c: the host's page cache of a file the command can only read, dropped from inside
 //   (posix_fadvise DONTNEED, madvise and process_madvise MADV_PAGEOUT).
+// - rw-hint.c: a host file's write-lifetime hint (fcntl F_SET_RW_HINT), set on its inode through a
+//   descriptor opened for reading, past the read-only mount, and kept after the run.
 
 const { describe, test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -55,7 +57,7 @@ before(() => {
   if (!HAS_CC) return
   bin = fs.mkdtempSync(path.join(BASE, 'sandspawn-attacks-'))
   fs.chmodSync(bin, 0o755)
-  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols', 'host-futex', 'multicast', 'hugetlb', 'page-cache']) {
+  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols', 'host-futex', 'multicast', 'hugetlb', 'page-cache', 'rw-hint']) {
     execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`), '-lrt', '-lpthread'], { stdio: 'pipe' })
   }
 })
@@ -502,6 +504,41 @@ describe("the host's page cache of files the command can only read stays cached"
       assert.equal(execFileSync(path.join(bin, 'page-cache'), ['drop', way, file], { encoding: 'utf8' }).trim(), `${way} ok`)
       assert.equal(Number(execFileSync(path.join(bin, 'page-cache'), ['resident', file], { encoding: 'utf8' }).trim()), 0, `${way}: dropped`)
     }
+  })
+})
+
+// Found by an attacker's review (kern42): fcntl(F_SET_RW_HINT) writes a write-lifetime hint on the
+// inode of any file the caller owns (as root every root-owned file of the host), through a
+// descriptor opened for reading and a read-only mount: the kernel asks neither write access nor the
+// mount's (fcntl_rw_hint). A default read-only run set the hint of a host file outside its
+// workspace, and the host read it back after the run: every later write of the host's to that
+// file carries it to the block device (ext4's and XFS's bios), which a device with data placement
+// (NVMe FDP, SCSI lifetime hints) places by. Refused in every filter (EPERM).
+describe("a host file's write hint stays the host's", { concurrency: 2 }, () => {
+  const hint = (file) => execFileSync(path.join(bin, 'rw-hint'), ['get', file], { encoding: 'utf8' }).trim()
+  function hostFile(tree) {
+    const file = path.join(tree.out, 'host-file.txt')
+    fs.writeFileSync(file, 'the host\'s\n')
+    return file
+  }
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: F_SET_RW_HINT on a host file is refused and its hint stays`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const file = hostFile(tree)
+      assert.equal(hint(file), '0')
+      const r = await run([path.join(bin, 'rw-hint'), 'set', file, '5'], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(r.stdout.trim(), 'set EPERM', show(r))
+      assert.equal(hint(file), '0', `the host file's hint after the run\n${show(r)}`)
+    })
+  }
+
+  test('without a sandbox the hint is set through a descriptor opened for reading (the test can tell)', { skip }, (t) => {
+    const tree = tempTree(t)
+    const file = hostFile(tree)
+    fs.chmodSync(file, 0o444)
+    assert.equal(execFileSync(path.join(bin, 'rw-hint'), ['set', file, '5'], { encoding: 'utf8' }).trim(), 'set ok')
+    assert.equal(hint(file), '5')
   })
 })
 

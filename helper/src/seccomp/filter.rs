@@ -327,6 +327,8 @@ pub(crate) const F_SETOWN: u32 = 8;
 pub(crate) const F_SETOWN_EX: u32 = 15;
 /// `fcntl`'s file lease: the holder is told, and every other opener waits, when the file is opened.
 pub(crate) const F_SETLEASE: u32 = 1024;
+/// `fcntl`'s write-lifetime hint of a file (`F_LINUX_SPECIFIC_BASE + 12`): kept on the inode.
+pub(crate) const F_SET_RW_HINT: u32 = 1036;
 /// `setpriority`'s and `ioprio_set`'s `which` for a single process (with who 0: the caller).
 pub(crate) const PRIO_PROCESS: u32 = 0;
 pub(crate) const IOPRIO_WHO_PROCESS: u32 = 1;

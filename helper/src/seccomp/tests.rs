@@ -644,11 +644,15 @@ fn the_landlock_filter_refuses_the_ipc_syscalls() {
 /// Found by an attacker's review: a command took a file lease (`fcntl(F_SETLEASE)`) on a file of
 /// the user's it could read (`~/.bashrc` from a read-only run: a lease is on the inode, past every
 /// mount) and every host process that opened it for writing waited `fs.lease-break-time` (45 s),
-/// again and again. Leases are refused in every filter, with the shield's fcntl rule too; other
-/// fcntl commands (locks, flags) stay allowed.
+/// again and again. And (kern42) `fcntl(F_SET_RW_HINT)` wrote a write-lifetime hint on a host
+/// file's inode through a descriptor opened for reading and a read-only mount, kept after the run.
+/// Both are refused in every filter, with the shield's fcntl rule too; other fcntl commands (locks,
+/// flags, reading the hint) stay allowed.
 #[test]
-fn file_leases_are_refused_in_every_filter() {
+fn file_leases_and_write_hints_are_refused_in_every_filter() {
     const F_SETLEASE: u64 = 1024;
+    const F_GET_RW_HINT: u64 = 1035;
+    const F_SET_RW_HINT: u64 = 1036;
     for (arch, audit) in ARCHES {
         let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
         for f in filters().into_iter().chain([shielded]) {
@@ -656,7 +660,9 @@ fn file_leases_are_refused_in_every_filter() {
             let fcntl = |cmd: u64| run(&p, audit, Sys::Fcntl.number(arch), [3, cmd]);
             assert_eq!(fcntl(F_SETLEASE), RET_EPERM, "{f:?}");
             assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SETLEASE), RET_EPERM, "{f:?}: high bits ignored as the kernel ignores them");
-            for cmd in [1, 2, 4, 6, 7, 36, 37, 38, 1025, 1030] {
+            assert_eq!(fcntl(F_SET_RW_HINT), RET_EPERM, "{f:?}");
+            assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SET_RW_HINT), RET_EPERM, "{f:?}");
+            for cmd in [1, 2, 4, 6, 7, 36, 37, 38, 1025, 1030, F_GET_RW_HINT] {
                 assert_eq!(fcntl(cmd), RET_ALLOW, "{f:?} fcntl {cmd}");
             }
         }
