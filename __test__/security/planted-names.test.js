@@ -742,3 +742,15 @@ const HOSTC41_KEPT = ['.proverc', '.fslckout', '_FOSSIL_']
 const HOSTC41_REPORTED = ['sub/.proverc', '.project', '.externalToolBuilders/run.launch', 'sub/.kateproject', '.kateproject']
 
 describeKeptAndReported("hostc41: prove's .proverc, Fossil's checkout database, Eclipse's builders and Kate's project file", HOSTC41_KEPT, HOSTC41_REPORTED)
+
+// Found by an attacker's review (host42), planted with `hostRisks: []` in every mode (review's apply
+// landed it): lazygit loads, beside its own config and `<repo>/.git/lazygit.yml`, "files called
+// `.lazygit.yml` in any of the parent directories of a repo" (its docs/Config.md), over the user's
+// config: `git.paging.pager` runs on every diff it shows (one shows as soon as it starts in a
+// repository with a changed file), `os.edit` and `customCommands` on their keys. A workspace
+// holding repositories (a checkout's submodules, `~/code` with many) is their parent, and so is
+// every directory above a nested workspace; a command has no need to write it: kept, as `.proverc` is.
+const HOST42_KEPT = ['.lazygit.yml']
+const HOST42_REPORTED = ['sub/.lazygit.yml']
+
+describeKeptAndReported("host42: lazygit's .lazygit.yml (the pager and commands of every repository below it)", HOST42_KEPT, HOST42_REPORTED)

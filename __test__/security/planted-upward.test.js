@@ -348,3 +348,9 @@ test('host30: /tmp/mise (mise\'s own temporary directory) stays writable at /tmp
 // landed with `hostRisks: []` in every mode. zsh-autoenv's `.autoenv.zsh` (a protected name now)
 // is kept there as every protected name is. (The workspace's own `.prototools` is a reported name.)
 keptAboveWithOwn("hostb38: proto's .prototools and zsh-autoenv's .autoenv.zsh above a workspace nested below /tmp", ['../.prototools', '../../.prototools', '../.autoenv.zsh'], ['package.json'], 'package.json')
+
+// Found by an attacker's review (host42): lazygit loads the `.lazygit.yml` of every parent of a
+// repository over the user's config (its pager runs on every diff it shows, at start): one planted
+// in the directories between /tmp and a workspace nested below it landed with `hostRisks: []` in
+// every mode. A protected name now, kept there as every protected name is.
+keptAboveWithOwn("host42: lazygit's .lazygit.yml above a workspace nested below /tmp", ['../.lazygit.yml', '../../.lazygit.yml'], ['package.json'], 'package.json')

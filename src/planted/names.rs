@@ -208,6 +208,13 @@ const DEFAULTS: &[(&str, &str)] = &[
     // Planted with `hostRisks: []`; a command has no need to write it: kept, as `.sbtrc` is.
     (".proverc", "prove applies its options on every run here: --exec names the program each test runs with, -P and -M load Perl modules"),
     (".lvimrc", "localvimrc sources it when Vim opens a file below it (unasked where its path is whitelisted; shell commands run with g:localvimrc_sandbox off)"),
+    // Found by an attacker's review (host42), planted with `hostRisks: []` (bwrap, Landlock; review's
+    // apply landed it): lazygit loads "files called `.lazygit.yml` in any of the parent directories
+    // of a repo" over the user's config (docs/Config.md): its `git.paging.pager` runs on every diff
+    // lazygit shows (at its start, in a repository with a change), `os.edit` and `customCommands`
+    // on their keys. A workspace holding repositories, and every directory above a nested one, is
+    // such a parent; lazygit reads no repository's own top one, so a command has no need to write it.
+    (".lazygit.yml", "lazygit applies it to every repository below it: its git.paging.pager runs on each diff shown (at start), os.edit and customCommands on their keys"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -581,7 +588,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 31] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 32] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -631,6 +638,8 @@ mod tests {
             ("kate", [".kateproject"].map(String::from).to_vec(), &reported),
             // host41: darcs' repository directory (its prefs' posthooks).
             ("darcs", ["_darcs"].map(String::from).to_vec(), &protected),
+            // host42: lazygit's configuration of the repositories below a directory.
+            ("lazygit", [".lazygit.yml"].map(String::from).to_vec(), &protected),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -642,7 +651,7 @@ mod tests {
         for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul", "_darcs"] {
             assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
         }
-        for file in [".ycm_extra_conf.py", ".lvimrc", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".proverc", ".fslckout", "_FOSSIL_", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
+        for file in [".ycm_extra_conf.py", ".lvimrc", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".proverc", ".fslckout", "_FOSSIL_", ".lazygit.yml", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
             assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
         }
     }
