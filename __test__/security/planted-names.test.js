@@ -754,3 +754,16 @@ const HOST42_KEPT = ['.lazygit.yml']
 const HOST42_REPORTED = ['sub/.lazygit.yml']
 
 describeKeptAndReported("host42: lazygit's .lazygit.yml (the pager and commands of every repository below it)", HOST42_KEPT, HOST42_REPORTED)
+
+// Found by the same review (host42), each planted with `hostRisks: []` in every mode (review's apply
+// landed it). An opam local switch `_opam`: `opam env` (run at every prompt by opam's shell hook,
+// or by hand as `eval $(opam env)`) and `opam exec` select the one of the cwd or the nearest parent
+// whose `.opam-switch/switch-config` names the user's opam root, export the variables of its
+// `.opam-switch/environment` as they are written there and put its `bin` first on PATH (a
+// `_opam/bin/git` runs at the next `git`); kept above a workspace already, and reported in one as
+// a conda environment's activation is (`opam switch create .` writes it). gitlint's `.gitlint`
+// (read from the cwd by the commit-msg hook `gitlint install-hook` writes, on every `git commit`):
+// `extra-path` names Python it imports; reported as lint-staged's configuration is.
+const HOST42_OPAM_REPORTED = ['_opam/.opam-switch/environment', 'sub/_opam/bin/git', '.gitlint', 'sub/.gitlint']
+
+describeKeptAndReported("host42: opam's local switch and gitlint's configuration", [], HOST42_OPAM_REPORTED)

@@ -394,6 +394,16 @@ const REPORTED: &[(&str, &str)] = &[
     (".externalToolBuilders", ECLIPSE_BUILD),
     (".kateproject", "Kate loads it when a file below it is opened: the language servers its lspclient section defines start (their command runs), its build targets run on the build action"),
     (".flox", "a Flox environment: `flox activate` (a direnv .envrc's, or the user's) sources its manifest's [hook] on-activate and [profile] scripts in the host's shell"),
+    // Found by an attacker's review (host42), each planted with `hostRisks: []` (bwrap, Landlock;
+    // review's apply landed them): `opam env` (at every prompt through opam's shell hook, or by
+    // hand) and `opam exec` select the local switch `_opam` of the cwd or the nearest parent whose
+    // `.opam-switch/switch-config` names the user's root (OpamStateConfig.local_switch_exists),
+    // export its `.opam-switch/environment` as written (OpamEnv.get_opam_raw_updates) and put its
+    // `bin` first on PATH. `opam switch create .` writes it: reported, as a conda environment's
+    // activation is (kept above a workspace: `upward`). gitlint's commit-msg hook reads the cwd's
+    // `.gitlint` on every `git commit`: its `extra-path` is Python it imports (as lint-staged's).
+    ("_opam", "an opam local switch: `opam env` (at every prompt through opam's shell hook) and `opam exec` here export its .opam-switch/environment's variables and put its bin first on PATH"),
+    (".gitlint", "gitlint (its commit-msg hook, on every git commit) applies it: `extra-path` names Python rules it imports"),
 ];
 
 /// What Fossil does with a checkout's database (`DEFAULTS`).
@@ -588,7 +598,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 32] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 34] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -640,6 +650,8 @@ mod tests {
             ("darcs", ["_darcs"].map(String::from).to_vec(), &protected),
             // host42: lazygit's configuration of the repositories below a directory.
             ("lazygit", [".lazygit.yml"].map(String::from).to_vec(), &protected),
+            ("opam", ["_opam"].map(String::from).to_vec(), &reported),
+            ("gitlint", [".gitlint"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
