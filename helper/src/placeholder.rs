@@ -251,7 +251,8 @@ pub fn remove_if_placeholder(dir: &OwnedFd, name: &CStr, kind: Kind) {
 /// cleanup in a pid namespace of its own, as reaping.test.js's Node as PID 1 or a container's
 /// sandspawn sharing the host's `/tmp`, found no init in its `/proc`, removed a running plan's
 /// placeholders under it, and so detached its covers: the command wrote the protected name on the
-/// host, or the plan failed its setup). Left: such a holder behind a lock of a process this one sees
+/// host, or the plan failed its setup); not one a process this one sees holds, whose locker has ended
+/// (`locked_by_a_visible_process`). Left: such a holder behind a lock of a process this one sees
 /// (the kernel names only the first conflicting lock).
 ///
 /// The inits are found among the processes, not among the locks' owners in `/proc/locks`: each
@@ -277,17 +278,60 @@ pub fn held_by_a_plan(dir: &OwnedFd) -> bool {
     if l.l_type == libc::F_UNLCK as libc::c_short {
         return false;
     }
-    // A POSIX lock of a process outside this one's pid namespace (an OFD lock's pid is -1).
-    if l.l_pid == 0 {
-        return true;
-    }
-    let (Ok(st), Ok(procs)) = (fstat(dir), std::fs::read_dir("/proc")) else { return true };
+    let Ok(st) = fstat(dir) else { return true };
     #[allow(clippy::unnecessary_cast)]
     let (dev, ino) = (st.st_dev as u64, st.st_ino as u64);
-    procs
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
-        .any(|pid| is_a_plan_s_init(pid) && holds_open(pid, dev, ino))
+    // A POSIX lock of a process outside this one's pid namespace (an OFD lock's pid is -1), unless
+    // a process this one sees holds it (see `locked_by_a_visible_process`).
+    if l.l_pid == 0 && !locked_by_a_visible_process(dev, ino) {
+        return true;
+    }
+    processes().any(|pid| is_a_plan_s_init(pid) && holds_open(pid, dev, ino))
+}
+
+/// The pids `/proc` lists (this process's pid namespace and those below it).
+#[cfg(target_os = "linux")]
+fn processes() -> impl Iterator<Item = u32> {
+    let procs = std::fs::read_dir("/proc").into_iter().flatten().flatten();
+    procs.filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+}
+
+/// How many descriptors `locked_by_a_visible_process` looks at, over all processes: past it the
+/// lock is taken for an outside plan's (kept), the README's Limits.
+#[cfg(target_os = "linux")]
+const VISIBLE_LOCK_LOOKS: usize = 1 << 16;
+
+/// Whether a process this one sees holds a POSIX lock on the directory (`dev`, `ino`) through a
+/// descriptor of its own: the `lock:` lines of that descriptor's `fdinfo` name the locks of its
+/// descriptor table there. The kernel gives a lock's owner as pid 0 when that owner is outside this
+/// pid namespace, and also when the process that took it has ended while the descriptor table it
+/// locked through lives on in another (`clone` with `CLONE_FILES`): its pid, freed, is found in no
+/// namespace. A command forged such a lock on its workspace's top, and with sandspawn in a pid
+/// namespace of its own (a container, CI's `unshare --pid`) the keeper left the `.envrc` it planted
+/// on the host for the whole run (found by an attacker's review, rev42). Costs a `stat` of each
+/// descriptor (at most `VISIBLE_LOCK_LOOKS` in all), and a read of the `fdinfo` of those open on the
+/// directory (the kernel walks the inode's locks for it), only for a lock whose owner reads as pid 0.
+#[cfg(target_os = "linux")]
+fn locked_by_a_visible_process(dev: u64, ino: u64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let mut looks = 0usize;
+    for pid in processes() {
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
+        for fd in fds.flatten() {
+            looks += 1;
+            if looks > VISIBLE_LOCK_LOOKS {
+                return false;
+            }
+            if !std::fs::metadata(fd.path()).is_ok_and(|m| m.is_dir() && m.dev() == dev && m.ino() == ino) {
+                continue;
+            }
+            let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_string_lossy()));
+            if info.is_ok_and(|i| i.lines().any(|l| l.starts_with("lock:") && l.contains(" POSIX "))) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Plans hold no directory where placeholders are not made (macOS: the profile denies instead).
