@@ -105,6 +105,8 @@ pub struct Baseline {
     /// links (`config_hard`): said in the run's result, granted no rule in Landlock mode, checked
     /// after the run.
     pub config_hard: super::config_hard::Kept,
+    /// What the run's result says of the `readOnlyPaths` files that are hard links (`read_only_hard`).
+    pub read_only_hard: Vec<String>,
     /// `walk_and_protect` ran (until then only the tops are protected).
     pub walked: bool,
 }

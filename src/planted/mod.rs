@@ -80,6 +80,7 @@ mod mise_exec;
 mod mise_run;
 pub mod mise_programs;
 pub mod proto_programs;
+pub mod read_only_hard;
 pub mod dev_env_programs;
 pub mod editor_programs;
 mod compose_files;
@@ -139,6 +140,8 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     // The user's own read-only paths (already carved): nothing to walk or create in them.
     let mut skip: Vec<PathBuf> = req.deny_read.to_vec();
     skip.extend(c.roots.iter().flat_map(|r| r.read_only.iter().cloned()));
+    // Those of them with other names (hard links), said in the run's result (`read_only_hard`).
+    let read_only_hard = read_only_hard::not_enforced(&skip[req.deny_read.len()..]);
     let tops: Vec<PathBuf> = c.roots.iter().map(|r| r.root.clone()).collect();
     // Above a workspace, the names tools search upward for too (`upward`): one list per directory,
     // so that each is listed once (`presence`).
@@ -192,6 +195,7 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
         top_modes,
         hook_links,
         config_hard,
+        read_only_hard,
         links_on_the_way,
         between,
         ..Baseline::default()
@@ -447,6 +451,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
         global_git_unresolved,
         home_hard,
         config_hard,
+        read_only_hard: policy.planted.read_only_hard.clone(),
         links_on_the_way,
         named_from_outside,
         named,

@@ -132,6 +132,8 @@ pub(crate) fn policy_not_enforced(req: &SpawnRequest) -> Vec<String> {
     out.extend(req.policy.planted.home_hard.not_enforced());
     // The workspace's files the host runs that are hard links (`planted::config_hard`): the same.
     out.extend(req.policy.planted.config_hard.not_enforced());
+    // The readOnlyPaths files that are hard links (`planted::read_only_hard`): the same.
+    out.extend(req.policy.planted.read_only_hard.iter().cloned());
     // Links held for the run whose records no other process can see (`held_links::unshared_why`).
     if !req.policy.planted.links_on_the_way.is_empty() || !req.policy.planted.deny_links.is_empty() {
         out.extend(crate::policy::held_links::unshared_why());
