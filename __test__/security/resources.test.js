@@ -150,7 +150,8 @@ for i in range(1500):
     open(d + "/hooks/pre-commit", "w").write("#!/bin/sh\\n")`
     const r = await run(['python3', '-c', py], { cwd: tree.ws, sandbox: 'workspace-write', timeout: 100000 })
     assert.equal(r.exitCode, 0, show(r))
-    assert.equal(r.hostRisks.length, 1001, show(r))
+    const others = r.hostRisks.filter((h) => h.kind !== 'repository-created' && h.kind !== 'hooks-written')
+    assert.equal(r.hostRisks.length, 1001, `${show(r)}\nentries of other kinds: ${JSON.stringify(others)}`)
     const last = r.hostRisks.at(-1)
     assert.equal(last.kind, 'scan-incomplete')
     assert.equal(last.path, tree.ws, 'the area the unlisted entries lie in')
