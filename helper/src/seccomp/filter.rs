@@ -344,6 +344,10 @@ pub(crate) const FS_IOC_SETVERSION: u32 = 0x4008_7602;
 pub(crate) const EXT4_IOC_SETVERSION: u32 = 0x4008_6604;
 pub(crate) const FS_IOC_ENABLE_VERITY: u32 = 0x4080_6685;
 pub(crate) const FS_IOC_SET_ENCRYPTION_POLICY: u32 = 0x800c_6613;
+/// A file's extents shared with another's of the same data (`FIDEDUPERANGE`, `_IOWR(0x94, 54,
+/// struct file_dedupe_range)`): its destination needs only a descriptor opened for reading when
+/// the caller owns the file (`may_dedupe_file`), and only the mount's write access stops it.
+pub(crate) const FIDEDUPERANGE: u32 = 0xc018_9436;
 /// fscrypt's keys, which are per filesystem (its keyring), not per file or mount: adding one, and
 /// removing the caller's claim to one (or, as root, every user's), through a descriptor of any file
 /// on that filesystem, one opened for reading included.

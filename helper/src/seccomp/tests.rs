@@ -730,12 +730,15 @@ fn the_landlock_filter_keeps_scheduling_calls_to_the_caller() {
 /// Found by an attacker's review: in the Landlock mode, which governs no ioctl on regular files, a
 /// command set the sync, nodump and noatime flags (`FS_IOC_SETFLAGS`, `FS_IOC_FSSETXATTR`) of host
 /// files it could only read; the generation, fs-verity (a file made read-only for good) and an
-/// encryption policy (a directory made unusable) are set the same way. The Landlock filter refuses
+/// encryption policy (a directory made unusable) are set the same way. And (revo42) a host file's
+/// extents (`FIDEDUPERANGE`, its destination a descriptor opened for reading, on btrfs and XFS):
+/// the owner's dedupe replaced a read-only host file's blocks with the workspace file's, shared.
+/// The Landlock filter refuses
 /// them, with the baseline's and the shield's requests; other requests (reading the same flags
 /// included) stay allowed, and the bwrap filter leaves them to its read-only mounts.
 #[test]
 fn the_landlock_filter_refuses_inode_attribute_ioctls() {
-    const SETS: [u64; 7] = [0x4008_6602, 0x4004_6602, 0x401c_5820, 0x4008_7602, 0x4008_6604, 0x4080_6685, 0x800c_6613];
+    const SETS: [u64; 8] = [0x4008_6602, 0x4004_6602, 0x401c_5820, 0x4008_7602, 0x4008_6604, 0x4080_6685, 0x800c_6613, 0xc018_9436];
     const READS: [u64; 6] = [0x8008_6601, 0x801c_581f, 0x8008_7601, 0x5401, 0x541b, 0xc020_660b];
     let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
     for (arch, audit) in ARCHES {
