@@ -76,7 +76,7 @@ fn found(bases: &Bases, names: &[String]) -> Found {
     if let Some(w) = watch::global() {
         w.drain();
     }
-    let mut guard = LISTINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = lock_listings();
     let listings = guard.get_or_insert_with(Listings::default);
     // The last answer, while the same bases and names were asked and no directory it read
     // changed: a lock and a look-up per directory, no path built (this runs every run).
@@ -149,7 +149,7 @@ pub struct Way {
 /// forgotten when this returns: the next call (the next run's plan) vouches for each directory
 /// again, so nothing it skips outlives one plan.
 pub fn ways(paths: &[&Path]) -> Vec<Option<Way>> {
-    let mut guard = LISTINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = lock_listings();
     let listings = guard.get_or_insert_with(Listings::default);
     listings.batch = Some(Vec::new());
     let out = paths
@@ -314,6 +314,18 @@ struct Memo {
 }
 
 static LISTINGS: Mutex<Option<Listings>> = Mutex::new(None);
+
+/// The listings, held. A holder that panicked (a poisoned lock) may have left a `ways` batch set:
+/// it is dropped here, so no later reader takes a directory as vouched for by a call that ended.
+fn lock_listings() -> std::sync::MutexGuard<'static, Option<Listings>> {
+    LISTINGS.lock().unwrap_or_else(|e| {
+        let mut guard = e.into_inner();
+        if let Some(listings) = guard.as_mut() {
+            listings.batch = None;
+        }
+        guard
+    })
+}
 
 impl Listings {
     /// What `name` is in `dir`: an `lstat` the first time while `dir` is unchanged. Only a single
@@ -539,6 +551,19 @@ mod tests {
         std::fs::rename(home.join(".cargo"), home.join(".cargo.old")).unwrap();
         std::fs::create_dir_all(&bin).unwrap();
         assert!(!has_rustc(), "the new ~/.cargo/bin has no rustc");
+    }
+
+    /// A holder of the listings that panicked mid-batch leaves no batch behind for the next
+    /// holder (revo42: a `ways` call that panicked would have left its vouching set).
+    #[test]
+    fn a_batch_left_by_a_panicked_holder_is_dropped() {
+        let held = std::thread::spawn(|| {
+            let mut guard = lock_listings();
+            guard.get_or_insert_with(Listings::default).batch = Some(vec![PathBuf::from("/vouched-by-a-dead-call")]);
+            panic!("a holder panics with its batch set");
+        });
+        assert!(held.join().is_err());
+        assert!(lock_listings().as_ref().is_some_and(|l| l.batch.is_none()));
     }
 
     /// The stow layout of an attacker's review: links at the home's top, one inside a real
