@@ -39,10 +39,12 @@ describe('a plan run with spawnSync and plain stdio', () => {
     assert.deepEqual(plan.extraFds, [])
     const sep = plan.args.indexOf('--', plan.args.indexOf('--chdir'))
     assert.ok(path.isAbsolute(plan.args[sep + 1]) && plan.args[sep + 1].endsWith('/sandspawn-helper'), plan.args.join(' '))
-    assert.ok(!plan.args.some((a) => a === '--seccomp' || a === '--json-status-fd'), plan.args.join(' '))
+    assert.ok(!plan.args.some((a) => a === '--seccomp'), plan.args.join(' '))
+    // bwrap's status descriptor is one the helper in front makes, not the spawner's.
+    assert.deepEqual(plan.args.filter((a, i) => plan.args[i - 1] === '--json-status-fd'), ['4'])
     // The one data mount (the offline nsswitch.conf) reads a descriptor the helper in front of bwrap opens.
     assert.ok(plan.program.endsWith('/sandspawn-helper'))
-    assert.deepEqual(plan.args.slice(0, 3), ['v1', '--offline-nsswitch-fd=3', '--'])
+    assert.deepEqual(plan.args.slice(0, 4), ['v1', '--offline-nsswitch-fd=3', '--status-pair=4,5', '--'])
     assert.deepEqual(plan.args.filter((a, i) => plan.args[i - 1] === '--ro-bind-data'), ['3'])
   })
 
@@ -113,7 +115,7 @@ describe('a plan run with spawnSync and plain stdio', () => {
     fs.writeFileSync(secret, 'TOPSECRET')
     const plan = buildSandboxCommand(['sh', '-c', `stat -c '%F %a %s' ${secret}; cat ${secret}; echo cat=$?`], { cwd: ws, sandbox: { denyRead: [secret] } })
     assert.ok(plan.program.endsWith('/sandspawn-helper'), plan.program)
-    assert.deepEqual(plan.args.slice(0, 4), ['v1', '--null-fds=3', '--offline-nsswitch-fd=4', '--'])
+    assert.deepEqual(plan.args.slice(0, 5), ['v1', '--null-fds=3', '--offline-nsswitch-fd=4', '--status-pair=5,6', '--'])
     const r = runPlanSync(plan)
     assert.match(r.stdout, /^regular empty file 0 0$/m)
     assert.match(r.stdout, /^cat=1$/m)

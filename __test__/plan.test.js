@@ -134,11 +134,11 @@ test('`sandspawn explain --mode workspace-write -- ls` prints the plan readably'
   // The placeholders' locks and covers, the checks of the writable binds (/tmp and the workspace)
   // and of the cwd, /dev/shm's inode bound and (if the home has caches) the private tool caches'
   // overlays are among the helper's steps.
-  assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 --await-init-locks=2 --close-fds=4,5 --writable-at=\d+:\d+:\/tmp --writable-at=\d+:\d+:\S+ --cwd-at=\d+:\d+:\S+ --tmpfs-inodes=131072:\/dev\/shm --devpts-max=256 --stdio-devices=\/dev\/sandspawn-host-dev (--overlay .* )?('?--cover-dir=\S+ )+('?--cover-file=\S+ )+.*--own-userns --limit-userns --rlimit=sigpending:\d+:\d+ --rlimit=msgqueue:\d+:\d+ --rlimit=rtprio:0:0 --rlimit=nice:0:0 --rlimit=core:1:1 --filter=inet$/m)
+  assert.match(r.stdout, /^ {2}-- \/\S+\/sandspawn-helper v1 --await-init-locks=2 --close-fds=4,5 --writable-at=\d+:\d+:\/tmp --writable-at=\d+:\d+:\S+ --cwd-at=\d+:\d+:\S+ --tmpfs-inodes=131072:\/dev\/shm --devpts-max=256 --stdio-devices=\/dev\/sandspawn-host-dev (--overlay .* )?('?--cover-dir=\S+ )+('?--cover-file=\S+ )+.*--own-userns --limit-userns --rlimit=sigpending:\d+:\d+ --rlimit=msgqueue:\d+:\d+ --rlimit=rtprio:0:0 --rlimit=nice:0:0 --rlimit=core:1:1 --filter=inet --bwrap-alive=7$/m)
   // The helper in front of bwrap: the offline nsswitch.conf (network off), and the placeholders of
   // /tmp and of the workspace (.git and the 50 default names; a plan for another spawner creates
   // its own), locked through their lock files in sandspawn's state directory.
-  assert.match(r.stdout, new RegExp(`^ {2}v1 --offline-nsswitch-fd=3 --held-locks=/\\S+/sandspawn/held-dirs --hold-dir=4:/tmp( '?--placeholder-(dir|file)=4:\\S+)+ --hold-dir=5:${ws}( '?--placeholder-(dir|file)=5:\\S+){40,} -- /\\S*bwrap$`, 'm'))
+  assert.match(r.stdout, new RegExp(`^ {2}v1 --offline-nsswitch-fd=3 --status-pair=6,7 --held-locks=/\\S+/sandspawn/held-dirs --hold-dir=4:/tmp( '?--placeholder-(dir|file)=4:\\S+)+ --hold-dir=5:${ws}( '?--placeholder-(dir|file)=5:\\S+){40,} -- /\\S*bwrap$`, 'm'))
   assert.ok(r.stdout.includes(`  --lock-file /tmp\n  --lock-file ${ws}\n`), r.stdout)
   assert.doesNotMatch(r.stdout, /^fd \d/m, 'no extra descriptors')
   const mac = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'sandspawn.js'), 'explain', '--platform', 'darwin', '--', 'ls'], { cwd: ws, encoding: 'utf8' })

@@ -21,6 +21,10 @@
 //! closed its descriptors (it died before bwrap's whole setup): the report pipe, whose read end
 //! only the host holds until the run ends, then has no reader, and the command is refused too.
 //! Still open: a host whose teardown outlasts bwrap's setup (README Limits).
+//!
+//! A plan another program runs has no host pipe: the helper in front of bwrap makes the status
+//! descriptor itself, an `AF_UNIX` datagram pair (`status_pair`), whose closed end shows not as a
+//! hangup but as a refused zero-length send.
 
 use crate::report::{Failure, Stage};
 
@@ -32,7 +36,7 @@ const INIT_WAIT_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
 /// not start, nothing would end it. Close `read`.
 pub fn check(read: i32, report: Option<i32>) -> Result<(), Failure> {
     let waited = init_waits();
-    let gone = waited.is_ok() && (no_writer(read) || report.is_some_and(no_reader));
+    let gone = waited.is_ok() && (writer_gone(read) || report.is_some_and(no_reader));
     // SAFETY: closing our own inherited descriptor; the command must not get it.
     unsafe { libc::close(read) };
     waited?;
@@ -82,6 +86,24 @@ fn init_waits() -> Result<(), Failure> {
 /// The state letter of a `/proc/<pid>/stat` line (after the command name's closing parenthesis).
 fn state_of(stat: &str) -> Option<char> {
     crate::proc_stat::fields(stat)?.next()?.chars().next()
+}
+
+/// Whether bwrap's status end is closed everywhere, seen from our end `read`: the runner's pipe
+/// (see `no_writer`) or a plan's datagram pair (`status_pair`), where a zero-length send to a peer
+/// that is gone fails (ECONNREFUSED; ENOTCONN once that was seen). Any other failure counts as gone
+/// (fail closed) but a full send buffer, which only a live peer has. Two system calls.
+pub fn writer_gone(read: i32) -> bool {
+    // SAFETY: a zeroed stat is valid; fstat of our own descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(read, &mut st) } != 0 {
+        return true;
+    }
+    if st.st_mode & libc::S_IFMT != libc::S_IFSOCK {
+        return no_writer(read);
+    }
+    // SAFETY: an empty send on our own descriptor, never blocking, never raising SIGPIPE.
+    let sent = unsafe { libc::send(read, std::ptr::null(), 0, libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL) };
+    sent < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EAGAIN)
 }
 
 /// Whether the pipe's write end is closed everywhere (POLLHUP on the read end).

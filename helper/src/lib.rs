@@ -38,7 +38,7 @@ pub(crate) enum ForkGuard {
 
 pub mod ancestors;
 pub mod args_pipe;
-/// The last check before the command runs under the runner's bwrap (the binary's step).
+/// The last check before the command runs under bwrap (the binary's step).
 #[cfg(target_os = "linux")]
 pub mod bwrap_alive;
 #[cfg(target_os = "linux")]
@@ -66,6 +66,9 @@ pub mod proxy_env;
 pub mod report;
 pub mod rlimit;
 pub mod seccomp;
+/// What a plan's helper in front of bwrap makes for `bwrap_alive` (the binary's step).
+#[cfg(target_os = "linux")]
+pub mod status_pair;
 /// The helper binary's global allocator (declared in main.rs only; inert in the addon).
 pub mod setup_alloc;
 pub mod stat_at;

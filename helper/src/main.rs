@@ -2,14 +2,15 @@
 //! what must happen inside, in the command's own process (no fork, one thread), and then execs the
 //! command, so the launch plan needs nothing from its spawner but argv, environment and stdio.
 //!
-//! It also has one host-side use: run in front of bwrap with `--null-fds`, it opens `/dev/null` at
-//! the descriptors bwrap reads `--ro-bind-data` masks from, then execs bwrap.
+//! It also has one host-side use: run in front of bwrap in a plan another program runs, it opens
+//! `/dev/null` at the descriptors bwrap reads `--ro-bind-data` masks from (`--null-fds`), holds the
+//! placeholders' directories, makes bwrap's status socket pair (`--status-pair`), then execs bwrap.
 //!
 //! On macOS it runs in front of sandbox-exec only, to set the rlimits and take the terminal (see
 //! the addon's `plan::limited`); a step only Linux has is refused there (`Steps::linux_only`).
 //!
-//! Steps (see `protocol`), in this order: open the null descriptors (and the offline
-//! `nsswitch.conf`), lock directories' lock files and create placeholders in them (host side); inside, wait
+//! Steps (see `protocol`), in this order: arm the parent-death signal, open the null descriptors (and the offline
+//! `nsswitch.conf`), lock directories' lock files and create placeholders in them, make bwrap's status pair (host side); inside, wait
 //! until bwrap's pid 1 holds its locks on those directories, then close ours; mark the report descriptor close-on-exec; bound the inodes
 //! of the sandbox's tmpfs mounts (`tmpfs_inodes`) and the ptys of its devpts (`pty_bound`); mount the private tool
 //! caches' overlays, detach the store (`private_mounts`), cover the placeholders of missing
@@ -20,7 +21,7 @@
 //! tty (pty runs); in the Landlock mode, become the supervisor (`supervisor`, never with the
 //! overlay steps), whose forked command process alone takes the resource limits; otherwise set
 //! the resource limits (`rlimit`) here; wait for the coarse clock to reach the reviewed
-//! workspace's beginning (`clock_wait`); under the runner's bwrap, refuse to go on when bwrap
+//! workspace's beginning (`clock_wait`); under bwrap, refuse to go on when bwrap
 //! itself is gone by then (`bwrap_alive`: nothing would end its pid 1); join a fresh session keyring, keep FIFOs outside the
 //! writable mounts unwritable (`write_guard`, Landlock) and install the
 //! seccomp filter (after `PR_SET_NO_NEW_PRIVS`, which seccomp requires without CAP_SYS_ADMIN);
@@ -180,6 +181,13 @@ fn run(args: Vec<OsString>) {
         let message = format!("{flag} exists only on Linux; this helper was built for {}", std::env::consts::OS);
         fail(steps.report_fd, Failure { stage: Stage::Setup, errno: 0, message });
     }
+    // A plan's spawner that dies from now on takes bwrap with it (`status_pair`), first.
+    #[cfg(target_os = "linux")]
+    if steps.status_pair.is_some() {
+        if let Err(failure) = sandspawn_helper::status_pair::arm_parent_death() {
+            fail(steps.report_fd, failure);
+        }
+    }
     for &fd in &steps.null_fds {
         if let Err(failure) = open_null_at(fd) {
             fail(steps.report_fd, failure);
@@ -193,6 +201,13 @@ fn run(args: Vec<OsString>) {
     }
     if !steps.held_dirs.is_empty() {
         if let Err(failure) = hold_dirs(&steps) {
+            fail(steps.report_fd, failure);
+        }
+    }
+    // Above every descriptor the steps before open at fixed numbers.
+    #[cfg(target_os = "linux")]
+    if let Some((status, alive)) = steps.status_pair {
+        if let Err(failure) = sandspawn_helper::status_pair::open_at(status, alive) {
             fail(steps.report_fd, failure);
         }
     }

@@ -45,6 +45,14 @@ pub struct Steps {
     /// that resolves names from `/etc/hosts` only (see `offline_names`), for bwrap to show the
     /// command when the network is off.
     pub offline_nsswitch_fd: Option<i32>,
+    /// Host side too, for plans another program runs (the runner gives its runs bwrap's status
+    /// pipe itself): `(status, alive)`. First of all, arm a parent-death signal (SIGKILL), kept
+    /// across the exec of bwrap, so a spawner that dies from now on takes bwrap with it even
+    /// before bwrap arms its own; last before the exec, make an `AF_UNIX` datagram socket pair,
+    /// one end at `status` (bwrap's `--json-status-fd`), the other at `alive` (the helper inside,
+    /// `bwrap_alive`). The spawner never holds either end, so only bwrap's monitor keeps the
+    /// status end by the time the helper inside checks it (see `status_pair` in the helper).
+    pub status_pair: Option<(i32, i32)>,
     /// Host side too, for plans another program runs (the runner makes no placeholders): lock
     /// each directory's lock file (in `held_locks`) shared at its descriptor, left inheritable so
     /// that bwrap keeps it until its pid 1 holds the directory, and create its placeholders (see
@@ -317,6 +325,7 @@ impl Steps {
     pub fn linux_only(&self) -> Option<&'static str> {
         [
             (self.offline_nsswitch_fd.is_some(), "--offline-nsswitch-fd"),
+            (self.status_pair.is_some(), "--status-pair"),
             (self.await_init_locks > 0, "--await-init-locks"),
             (!self.writable.is_empty(), "--writable-at"),
             (self.cwd.is_some(), "--cwd-at"),
@@ -351,6 +360,9 @@ impl Steps {
         }
         if let Some(fd) = self.offline_nsswitch_fd {
             args.push(format!("--offline-nsswitch-fd={fd}"));
+        }
+        if let Some((status, alive)) = self.status_pair {
+            args.push(format!("--status-pair={status},{alive}"));
         }
         if let Some(locks) = &self.held_locks {
             args.push(format!("--held-locks={}", path_word(locks)));
@@ -551,6 +563,13 @@ impl Steps {
                     } else if let Some(fd) = text.strip_prefix("--control-fd=") {
                         landlock_only = true;
                         control_fd = Some(descriptor(fd).ok_or_else(bad)?);
+                    } else if let Some(pair) = text.strip_prefix("--status-pair=") {
+                        let (status, alive) = pair.split_once(',').ok_or_else(bad)?;
+                        let (status, alive) = (descriptor(status).ok_or_else(bad)?, descriptor(alive).ok_or_else(bad)?);
+                        if status == alive {
+                            return Err(bad());
+                        }
+                        steps.status_pair = Some((status, alive));
                     } else if let Some(list) = text.strip_prefix("--null-fds=") {
                         steps.null_fds = list.split(',').map(descriptor).collect::<Option<_>>().ok_or_else(bad)?;
                     } else if let Some(locks) = text.strip_prefix("--held-locks=") {
@@ -646,6 +665,7 @@ mod tests {
             Steps { filter: Some(crate::seccomp::Sockets::Inet), report_fd: Some(4), ..Steps::default() },
             Steps { null_fds: vec![5, 6], ..Steps::default() },
             Steps { null_fds: vec![5], offline_nsswitch_fd: Some(6), ..Steps::default() },
+            Steps { null_fds: vec![3], status_pair: Some((4, 5)), ..Steps::default() },
             Steps {
                 overlays: vec![
                     Overlay { target: "/h/.npm".into(), upper: "/s/npm/upper".into(), work: "/s/npm/work/1".into(), layers: vec!["/s/npm/pending/2".into(), "/s/npm/base".into()] },
@@ -765,6 +785,11 @@ mod tests {
         assert_eq!(tty.to_args(), ["v1", "--controlling-tty", "--filter=inet", "--report-fd=4", "--"]);
         let outer = Steps { null_fds: vec![3, 4], ..Steps::default() };
         assert_eq!(outer.to_args(), ["v1", "--null-fds=3,4", "--"]);
+        let paired = Steps { null_fds: vec![3], status_pair: Some((4, 5)), ..Steps::default() };
+        assert_eq!(paired.to_args(), ["v1", "--null-fds=3", "--status-pair=4,5", "--"]);
+        for bad in ["--status-pair=4", "--status-pair=4,4", "--status-pair=2,5", "--status-pair=4,x"] {
+            assert!(Steps::parse(&os(&["v1", bad, "--", "true"])).is_err(), "{bad}");
+        }
         let net = Steps { report_fd: Some(4), net_listen_fd: Some(5), ..Steps::default() };
         assert_eq!(net.to_args(), ["v1", "--report-fd=4", "--net-listen=5", "--"]);
         let limited = Steps { rlimits: vec![cpu(), nofile()], filter: Some(crate::seccomp::Sockets::Inet), ..Steps::default() };

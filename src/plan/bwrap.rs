@@ -16,9 +16,11 @@
 //! (`--cwd-at`), and checks them before anything else (see its `planned_mounts`).
 //!
 //! The plan needs no descriptors from its spawner: bwrap runs `sandspawn-helper`, which installs the
-//! seccomp filter and execs the command. A plan that masks files (`--ro-bind-data`, which reads the
-//! empty content from a descriptor) runs the helper in front of bwrap too, to open those
-//! descriptors on `/dev/null` (see `Argv::data_file`).
+//! seccomp filter and execs the command. A plan another program runs has the helper in front of
+//! bwrap too: it makes bwrap's status socket pair, by which the helper inside sees that bwrap is
+//! still there (a spawner killed during bwrap's setup left the sandbox's init and the command
+//! running), opens the descriptors masked files are read from on `/dev/null` (`--ro-bind-data`,
+//! see `Argv::data_file`), and holds the placeholders' directories.
 
 use std::path::{Path, PathBuf};
 
@@ -337,6 +339,12 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     a.offline_nsswitch(policy);
     // A plan another program runs creates its placeholders itself (the runner does it for its own).
     let held_dirs = if req.runner_fds { Vec::new() } else { held_dirs(policy, a.next_fd())? };
+    // A plan another program runs: bwrap's status socket pair, made by the helper in front of
+    // bwrap, above every descriptor numbered before (see the helper's `status_pair`).
+    let status_pair = (!req.runner_fds).then(|| {
+        let status = a.next_fd() + held_dirs.len() as i32;
+        (status, status + 1)
+    });
     if let Some(m) = &review {
         a.path("--bind", &m.set_dir)?;
     }
@@ -381,6 +389,9 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     if !dev_shown {
         a.push(&["--ro-bind", "/dev", host_dev]);
     }
+    if let Some((status, _)) = status_pair {
+        a.push(&["--json-status-fd", &status.to_string()]);
+    }
     a.push(&["--chdir", &path_arg(req.cwd)?, "--", &path_arg(&inside_helper)?]);
     let cwd = if cwd_bound { planned_cwd(policy, req.cwd, &views)? } else { None };
     let steps = Steps {
@@ -388,8 +399,9 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
         cwd,
         filter: Some(sockets),
         report_fd,
-        // With the runner's descriptors: the status pipe's copy `runner::wiring` gives bwrap's runs.
-        bwrap_alive: status_fd.map(|_| child_fds::BWRAP_ALIVE),
+        // With the runner's descriptors: the status pipe's copy `runner::wiring` gives bwrap's runs;
+        // in a plan another program runs, the other end of the status pair.
+        bwrap_alive: status_fd.map(|_| child_fds::BWRAP_ALIVE).or(status_pair.map(|(_, alive)| alive)),
         net_listen_fd: net_ctl_fd,
         controlling_tty: req.terminal,
         // Every bwrap run, limits or not: the per-user budgets the sandbox's user namespace counts,
@@ -422,13 +434,13 @@ pub fn build(req: &PlanRequest) -> Result<LaunchPlan> {
     a.args.extend(req.command.iter().cloned());
     within_bwrap_args(&a.args, policy, req.command)?;
 
-    let (program, argv0, args) = if a.data_fds.is_empty() && a.nsswitch_fd.is_none() && held_dirs.is_empty() {
+    let (program, argv0, args) = if a.data_fds.is_empty() && a.nsswitch_fd.is_none() && held_dirs.is_empty() && status_pair.is_none() {
         (bwrap, "bwrap".to_string(), a.args)
     } else {
         // The helper on the host opens the masks' descriptors (and locks the placeholders'
-        // directories), then execs bwrap with this argv.
+        // directories, and makes a plan's status pair), then execs bwrap with this argv.
         let held_locks = if held_dirs.is_empty() { None } else { Some(crate::placeholders::ensure_locks_root()?) };
-        let mut args = Steps { null_fds: a.data_fds, offline_nsswitch_fd: a.nsswitch_fd, held_dirs, held_locks, ..Steps::default() }.to_args();
+        let mut args = Steps { null_fds: a.data_fds, offline_nsswitch_fd: a.nsswitch_fd, held_dirs, held_locks, status_pair, ..Steps::default() }.to_args();
         args.push(path_arg(&bwrap)?);
         inside_args_at += args.len();
         args.extend(a.args);

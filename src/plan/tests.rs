@@ -71,6 +71,25 @@ fn front(fd: i32, bwrap: &str) -> Vec<String> {
     v(&["v1", &format!("--offline-nsswitch-fd={fd}"), "--", bwrap])
 }
 
+/// A plan for another spawner's status pair (`Steps::status_pair`) at `status` and the next
+/// number, put into the `expected` argv of such a plan: made by the helper in front of bwrap (which
+/// every such plan has, `bwrap` its program), bwrap's `--json-status-fd` right before `--chdir`,
+/// the helper inside's `--bwrap-alive` last before its `--`.
+fn paired(mut expected: Vec<String>, status: i32, bwrap: &str) -> Vec<String> {
+    let pair = format!("--status-pair={status},{}", status + 1);
+    if expected[0] == "v1" {
+        let end = expected.iter().position(|a| a == "--" || a.starts_with("--held-locks=")).unwrap();
+        expected.insert(end, pair);
+    } else {
+        expected.splice(0..0, v(&["v1", &pair, "--", bwrap]));
+    }
+    let chdir = expected.iter().position(|a| a == "--chdir").unwrap();
+    expected.splice(chdir..chdir, v(&["--json-status-fd", &status.to_string()]));
+    let inside_end = chdir + 2 + 3 + expected[chdir + 2 + 3..].iter().position(|a| a == "--").unwrap();
+    expected.insert(inside_end, format!("--bwrap-alive={}", status + 1));
+    expected
+}
+
 /// ... and bwrap shows it to the command, after every other mount but the tool caches.
 fn offline(fd: i32) -> Vec<String> {
     v(&["--ro-bind-data", &fd.to_string(), "/etc/nsswitch.conf"])
@@ -111,7 +130,7 @@ fn read_only_argv() {
     let plan = plan(&p, &w, &["ls", "-l"]);
     assert_eq!(plan.program, helper_path());
     assert_eq!(plan.argv0, "sandspawn-helper");
-    assert_eq!(plan.args, cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(&[], true, &w, &["ls", "-l"])]));
+    assert_eq!(plan.args, paired(cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(&[], true, &w, &["ls", "-l"])]), 4, "/usr/bin/bwrap"));
     assert_eq!(plan.helper.as_deref(), Some(helper_path()));
     assert_eq!(plan.env.get("SANDSPAWN_SANDBOX").map(String::as_str), Some("bwrap"));
     assert_eq!(plan.env.get("SANDSPAWN_NETWORK_DISABLED").map(String::as_str), Some("1"));
@@ -124,10 +143,10 @@ fn network_on_and_unix_sockets_allowed() {
     let (_t, w) = tmp();
     let p = policy(json!({"network": true}), &w, Platform::Linux);
     let plan = plan(&p, &w, &["true"]);
-    assert_eq!(plan.args, cat(vec![head(true), tail(&[], false, &w, &["true"])]));
+    assert_eq!(plan.args, paired(cat(vec![head(true), tail(&[], false, &w, &["true"])]), 3, "/usr/bin/bwrap"));
     assert!(!plan.env.contains_key("SANDSPAWN_NETWORK_DISABLED"));
     let p = policy(json!({"allowUnixSockets": true}), &w, Platform::Linux);
-    let offline_args = cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(&[], false, &w, &["true"])]);
+    let offline_args = paired(cat(vec![front(3, "/usr/bin/bwrap"), head(false), offline(3), tail(&[], false, &w, &["true"])]), 4, "/usr/bin/bwrap");
     assert_eq!(super::test_support::plan(&p, &w, &["true"]).args, offline_args);
 }
 
@@ -187,7 +206,7 @@ fn workspace_write_nested_roots_and_git() {
         userns_steps(true),
         v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--", "make"]),
     ]);
-    assert_eq!(plan.args, expect);
+    assert_eq!(plan.args, paired(expect, 5, "/usr/bin/bwrap"));
 }
 
 #[test]
@@ -210,7 +229,7 @@ fn gitdir_file_in_a_workspace() {
         userns_steps(true),
         v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet-unix", "--", "git", "status"]),
     ]);
-    assert_eq!(plan.args, expect);
+    assert_eq!(plan.args, paired(expect, 3, "/usr/bin/bwrap"));
 }
 
 #[test]
@@ -250,7 +269,7 @@ fn read_only_paths_and_deny_read() {
         userns_steps(true),
         v(&["--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet-unix", "--", "cat"]),
     ]);
-    assert_eq!(plan.args, expect);
+    assert_eq!(plan.args, paired(expect, 6, "/usr/bin/bwrap"));
     assert_eq!((plan.program.as_path(), plan.argv0.as_str()), (helper_path(), "sandspawn-helper"));
     // The runner's own descriptors come first; the masks' follow them.
     let cmd = vec!["cat".to_string()];
@@ -266,18 +285,18 @@ fn tmp_values() {
     // writable: /tmp is a root (w is under /tmp, so two roots, /tmp first)
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--bind", "/tmp", "/tmp", "--bind", &s(&w), &s(&w)]), tail(&[Path::new("/tmp"), &w], false, &w, &["x"])]));
+    assert_eq!(a, paired(cat(vec![head(true), v(&["--bind", "/tmp", "/tmp", "--bind", &s(&w), &s(&w)]), tail(&[Path::new("/tmp"), &w], false, &w, &["x"])]), 3, "/usr/bin/bwrap"));
     // private: the tmpfs comes before the cwd's bind
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], checked(&[&w], Some(&w)), false, &w, &["x"])]));
+    assert_eq!(a, paired(cat(vec![head(true), private_tmp(), v(&["--bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], checked(&[&w], Some(&w)), false, &w, &["x"])]), 3, "/usr/bin/bwrap"));
     // private in read-only mode: a cwd under /tmp is bound back read-only
     let p = policy(json!({"network": true, "tmp": "private"}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;
-    assert_eq!(a, cat(vec![head(true), private_tmp(), v(&["--ro-bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], checked(&[], Some(&w)), false, &w, &["x"])]));
+    assert_eq!(a, paired(cat(vec![head(true), private_tmp(), v(&["--ro-bind", &s(&w), &s(&w)]), tail_bounding(&[SHM_INODES, TMP_INODES], checked(&[], Some(&w)), false, &w, &["x"])]), 3, "/usr/bin/bwrap"));
     // read-only: nothing
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false, "tmp": "read-only"}), &w, Platform::Linux);
-    assert_eq!(plan(&p, &w, &["x"]).args, cat(vec![head(true), v(&["--bind", &s(&w), &s(&w)]), tail(&[&w], false, &w, &["x"])]));
+    assert_eq!(plan(&p, &w, &["x"]).args, paired(cat(vec![head(true), v(&["--bind", &s(&w), &s(&w)]), tail(&[&w], false, &w, &["x"])]), 3, "/usr/bin/bwrap"));
 }
 
 #[test]
@@ -287,7 +306,7 @@ fn odd_path_characters_pass_through_verbatim() {
     fs::create_dir(&odd).unwrap();
     let p = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false}), &odd, Platform::Linux);
     let a = plan(&p, &odd, &["echo", "it's \"quoted\""]).args;
-    assert_eq!(a, cat(vec![head(true), v(&["--bind", &s(&odd), &s(&odd)]), tail(&[&odd], false, &odd, &["echo", "it's \"quoted\""])]));
+    assert_eq!(a, paired(cat(vec![head(true), v(&["--bind", &s(&odd), &s(&odd)]), tail(&[&odd], false, &odd, &["echo", "it's \"quoted\""])]), 3, "/usr/bin/bwrap"));
 }
 
 #[test]
@@ -298,7 +317,7 @@ fn ld_variables_move_to_setenv() {
         [("LD_PRELOAD", "/x/evil.so"), ("LD_LIBRARY_PATH", "/opt/lib"), ("PATH", "/usr/bin"), ("OLD_LD", "k")]
             .iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let plan = plan_with_env(&p, &w, Platform::Linux, &["x"], &env);
-    assert_eq!(plan.args, cat(vec![head(true), v(&["--setenv", "LD_LIBRARY_PATH", "/opt/lib", "--setenv", "LD_PRELOAD", "/x/evil.so"]), tail(&[], false, &w, &["x"])]));
+    assert_eq!(plan.args, paired(cat(vec![head(true), v(&["--setenv", "LD_LIBRARY_PATH", "/opt/lib", "--setenv", "LD_PRELOAD", "/x/evil.so"]), tail(&[], false, &w, &["x"])]), 3, "/usr/bin/bwrap"));
     assert!(!plan.env.keys().any(|k| k.starts_with("LD_")));
     assert_eq!(plan.env.get("OLD_LD").map(String::as_str), Some("k"));
     assert_eq!(plan.env.get("PATH").map(String::as_str), Some("/usr/bin"));
@@ -366,7 +385,7 @@ fn sandspawns_own_files_in_a_writable_root_are_bound_read_only_and_never_hidden(
     // Read-only already: nothing added.
     let ro = policy(json!({"network": true}), &w, Platform::Linux);
     let args = build(&PlanRequest { policy: &ro, ..req.clone() }).unwrap().args;
-    assert!(!args.contains(&s(&bundled)));
+    assert!(!args.windows(2).any(|x| x[0] == "--ro-bind" && x[1] == s(&bundled)), "{args:?}");
 
     // A mask that would hide the helper is refused, naming the entry; a deeper root re-exposes it.
     let hidden = policy(json!({"mode": "workspace-write", "tmp": "read-only", "network": true, "protectGit": false, "denyRead": [s(&w.join("node_modules"))]}), &w, Platform::Linux);

@@ -25,12 +25,12 @@ fn bwrap_keeps_new_session_and_the_helper_takes_the_terminal() {
     let (_t, w) = tmp();
     let p = policy(json!("read-only"), &w, Platform::Linux);
     let plan = pty_plan(&p, &w, Platform::Linux, None);
-    // Network off: the helper in front of bwrap only opens the offline nsswitch.conf.
-    assert_eq!(&plan.args[..4], &v(&["v1", "--offline-nsswitch-fd=3", "--", "/usr/bin/bwrap"])[..], "no terminal step outside the sandbox");
-    assert_eq!(plan.args[4], "--new-session", "the sandbox keeps its own session (TIOCSTI, CVE-2017-5226)");
+    // Network off: the helper in front of bwrap only opens the offline nsswitch.conf and makes the status pair.
+    assert_eq!(&plan.args[..5], &v(&["v1", "--offline-nsswitch-fd=3", "--status-pair=4,5", "--", "/usr/bin/bwrap"])[..], "no terminal step outside the sandbox");
+    assert_eq!(plan.args[5], "--new-session", "the sandbox keeps its own session (TIOCSTI, CVE-2017-5226)");
     let helper = s(helper_path());
     let at = plan.args.iter().position(|a| *a == helper).unwrap();
-    let expect = [v(&[&helper, "v1", "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--stdio-devices=/dev/sandspawn-host-dev"]), userns_steps(true), v(&["--controlling-tty", "--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--", "python3", "-i"])].concat();
+    let expect = [v(&[&helper, "v1", "--tmpfs-inodes=131072:/dev/shm", "--devpts-max=256", "--stdio-devices=/dev/sandspawn-host-dev"]), userns_steps(true), v(&["--controlling-tty", "--rlimit=sigpending:4096:4096", "--rlimit=msgqueue:262144:262144", "--rlimit=rtprio:0:0", "--rlimit=nice:0:0", "--rlimit=core:1:1", "--filter=inet", "--bwrap-alive=5", "--", "python3", "-i"])].concat();
     assert_eq!(&plan.args[at..], &expect[..]);
     let plain = plan_with_env(&p, &w, Platform::Linux, &["python3", "-i"], &BTreeMap::new());
     assert!(!plain.args.contains(&"--controlling-tty".to_string()), "only pty runs take a terminal");
