@@ -81,7 +81,10 @@ fn a_diff_too_costly_to_make_minimal_stops_and_says_so() {
     put(&f.set.upper(0), "README.md", &"b\n".repeat(200_000));
     let started = std::time::Instant::now();
     let diff = crate::review::content::diff(&f.set, &f.ws.join("README.md")).unwrap();
-    assert!(started.elapsed() < std::time::Duration::from_secs(6), "bounded: {:?}", started.elapsed());
+    // A hang bound, not a speed bound: unbounded, this diff (100 lines against 200,000) runs for
+    // hours; bounded, it took 2.5 s here alone and 6.2 s under the load of a parallel run of the
+    // suite beside other builds (a 6 s bound failed there). "not minimal" below shows the deadline hit.
+    assert!(started.elapsed() < std::time::Duration::from_secs(120), "bounded: {:?}", started.elapsed());
     let first = diff.lines().next().unwrap();
     assert!(first.contains("not minimal"), "says so first: {first:?}");
     assert_eq!(diff.lines().filter(|l| *l == "+b").count(), 200_000, "still every change: {}", &diff[..200]);
