@@ -95,9 +95,16 @@ pub fn run_id() -> String {
 }
 
 /// The repository a cwd belongs to: the nearest directory at or above it that holds a `.git`, else
-/// the cwd. It names a scope for people; the writable roots key it (`scope`).
+/// the cwd. It names a scope for people; the writable roots key it (`scope`). A `.git` that is a
+/// placeholder (an empty one a plan's helper holds absent while its run lasts: `/tmp/.git` above a
+/// workspace in `/tmp`) is no repository: taken for one, a run in `/tmp/x` beside another run
+/// named its scope `/tmp` (found as a unit test failing under a parallel run of the suite).
 pub fn workspace_of(cwd: &Path) -> PathBuf {
-    cwd.ancestors().find(|d| d.join(".git").symlink_metadata().is_ok()).unwrap_or(cwd).to_path_buf()
+    let repository = |d: &Path| {
+        let git = d.join(".git");
+        git.symlink_metadata().is_ok_and(|m| !crate::placeholders::is_placeholder(&git, &m))
+    };
+    cwd.ancestors().find(|d| repository(d)).unwrap_or(cwd).to_path_buf()
 }
 
 /// Where the caches of runs that opted into sharing across workspaces live.
@@ -356,6 +363,12 @@ mod tests {
         let plain = t.path().join("plain");
         std::fs::create_dir(&plain).unwrap();
         assert_eq!(workspace_of(&plain), plain, "no repository around: the cwd");
+        // A placeholder `.git` above it (another run's plan holds the name absent) is none.
+        let held = t.path().join("held");
+        std::fs::create_dir_all(held.join("ws")).unwrap();
+        std::fs::create_dir(held.join(".git")).unwrap();
+        std::fs::set_permissions(held.join(".git"), std::fs::Permissions::from_mode(sandspawn_helper::placeholder::DIR_MODE)).unwrap();
+        assert_eq!(workspace_of(&held.join("ws")), held.join("ws"), "a placeholder is no repository");
         let r = t.path().join("store");
         let (old, new) = (r.join("workspaces/old-00-00"), r.join("workspaces/new-00-00"));
         create(&r, &old).unwrap();
