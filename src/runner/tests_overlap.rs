@@ -60,6 +60,18 @@ fn processes_naming(ws: &Path) -> Vec<String> {
     found
 }
 
+/// Until the run's walked plan is made. A hang bound: a run that fails before it (the helper not
+/// found, when the test binary was started by a relative path) never plans, and this waited forever.
+async fn until_planned(plans: &AtomicUsize) {
+    for _ in 0..12_000 {
+        if plans.load(Ordering::SeqCst) > 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the run was never planned in 120 s: it failed before its walk");
+}
+
 /// What the cut runs below would have made, had the command run.
 fn marker_cmd() -> serde_json::Value {
     json!(["sh", "-c", "echo ran > marker"])
@@ -77,9 +89,7 @@ async fn a_run_killed_while_it_walks_after_bwrap_s_spawn_never_runs_the_command(
     let (_t, ws) = workspace();
     let plans = slow_walk(&ws, Duration::from_millis(1500));
     let handle = start_in(&ws, marker_cmd(), json!({ "sandbox": "workspace-write" }));
-    while plans.load(Ordering::SeqCst) == 0 {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_planned(&plans).await;
     handle.kill(None);
     let e = handle.started().await.unwrap_err();
     assert!(e.message.contains("never started: it was killed"), "{}", e.message);
@@ -198,9 +208,7 @@ async fn no_descriptor_of_the_helper_s_arguments_reaches_a_command() {
     let (_u, ws) = workspace();
     let plans = slow_walk(&slow, Duration::from_millis(1500));
     let held = start_in(&slow, json!(["ls", "/proc/self/fd"]), json!({ "sandbox": "workspace-write" }));
-    while plans.load(Ordering::SeqCst) == 0 {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_planned(&plans).await;
     // While the slow run's host end is open and unwritten.
     let r = start_in(&ws, json!(["ls", "/proc/self/fd"]), json!({ "sandbox": "workspace-write" })).wait().await.unwrap();
     assert_eq!((r.exit_code, r.stdout.as_str()), (Some(0), "0\n1\n2\n3\n"), "stdio and ls's own listing only: {}", r.stderr);
