@@ -180,7 +180,12 @@ pub fn protect(roots: &mut [WritableRoot], req: &Request) -> Baseline {
     }
     // Repositories are looked for when their git dirs are protected or their tops get names.
     let repositories = req.protect_git || !req.names.is_empty();
-    let top_modes = opened_tops::taken(tops.iter().flat_map(|t| [t.clone(), t.join(".git")]));
+    // A `.git` there that is a placeholder (another program's plan's, at the shared `/tmp`'s top) is
+    // kept absent above, as a missing one is: its identity is nobody's to keep, and the cleanup of
+    // placeholders (the next run's, another process's) removed it during runs, each then reporting
+    // `workspace-replaced` (found by tmpflake42). What is made there instead is reported as created.
+    let git_of = |t: &PathBuf| Some(t.join(".git")).filter(|g| !g.symlink_metadata().is_ok_and(|m| crate::placeholders::is_placeholder(g, &m)));
+    let top_modes = opened_tops::taken(tops.iter().flat_map(|t| std::iter::once(t.clone()).chain(git_of(t))));
     let walked_names = req.names.iter().chain(req.reported).cloned().collect();
     let hook_links = c.hook_links;
     let config_hard = c.config_hard;

@@ -1420,3 +1420,32 @@ fn a_nested_repositorys_found_names_and_github_hooks_are_carved_in_both_kinds_of
         assert!(!ro.iter().chain(m.iter().map(|(q, _)| q)).any(|q| q.starts_with(linked.join(".github")) || q.starts_with(r.join("ci-meta"))), "{absent:?}: nothing through the linked .github: {ro:?} {m:?}");
     }
 }
+
+/// A `.git` at a root's top that is another program's plan's placeholder (an empty directory of
+/// mode 1500 at the shared `/tmp`'s top) is no repository of the root's: removed during the run
+/// (the next run's cleanup of placeholders, another process's), it is no replaced `.git` (found by
+/// tmpflake42: landlock.test.js's runs with `/tmp` writable reported `workspace-replaced
+/// /tmp/.git` whenever a plan's leftover there was cleaned up during them). Replaced by a real one,
+/// it is a repository created there.
+#[test]
+fn a_placeholder_git_removed_during_the_run_is_no_replaced_root() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().canonicalize().unwrap();
+    let git = r.join(".git");
+    std::fs::create_dir(&git).unwrap();
+    std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o1500)).unwrap();
+    let (_, b) = run(&r, &[]);
+    std::fs::remove_dir(&git).unwrap();
+    let risks = detect(&b);
+    assert!(!risks.iter().any(|h| h.kind == RiskKind::WorkspaceReplaced), "{risks:?}");
+
+    // The placeholder there again, then replaced by a repository during the run: reported.
+    std::fs::create_dir(&git).unwrap();
+    std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o1500)).unwrap();
+    let (_, b) = run(&r, &[]);
+    std::fs::remove_dir(&git).unwrap();
+    init_repo(&r);
+    let risks = detect(&b);
+    assert!(risks.iter().any(|h| h.path == git.to_string_lossy() && h.kind == RiskKind::RepositoryCreated), "{risks:?}");
+}
