@@ -336,6 +336,21 @@ function hasCc() {
   }
 }
 
+/**
+ * A run's host risks without those the shared /tmp's other users cause during it: an entry made at
+ * /tmp's top and gone before this run could look at it ("gone before this run could move it aside":
+ * nothing of it is left on the host). The runs of other processes make and remove such entries
+ * every moment: another program's plan's placeholders, made by its helper and removed by the next
+ * run's cleanup (found by tmpflake42: 4 of 60 Landlock runs reported one, /tmp/.gitmodules,
+ * /tmp/.perldb, beside a loop of plans), and a plant of another run's command, which that run
+ * moved aside and reported. The README says every run watching /tmp reports such an entry, since
+ * no run can tell whose it was; what this test's own command does is what is checked.
+ */
+function ownRisks(risks) {
+  const tmp = fs.realpathSync(os.tmpdir())
+  return risks.filter((h) => !(path.dirname(h.path) === tmp && h.detail.includes('gone before this run could move it aside')))
+}
+
 // Issue 30, as root in a container and as an unprivileged user: the cases below run for both.
 const USERS = [['as root with Docker\'s capabilities', { user: null, skip: noOuter }], [`as uid ${UID}`, { user: UID, skip: noUser }]]
 
@@ -348,7 +363,7 @@ for (const [who, { user, skip }] of USERS) {
       assert.strictEqual(r.type, 'landlock', JSON.stringify(r))
       const expected = ['config denied', 'hook denied', 'hooks-renamed denied', 'git-renamed denied', 'read-only-path denied', 'workspace-renamed denied', 'inside written']
       assert.deepStrictEqual(r.stdout.trim().split('\n'), expected, `${where}: ${r.stdout}${r.stderr}`)
-      assert.deepStrictEqual(r.hostRisks, [], where)
+      assert.deepStrictEqual(ownRisks(r.hostRisks), [], `${where}: ${JSON.stringify(r.hostRisks)}`)
     }
     assert.strictEqual(result.after.config, '[core]\n\tbare = false\n')
     assert.deepStrictEqual(result.after.hooks, [])
@@ -364,7 +379,7 @@ for (const [who, { user, skip }] of USERS) {
     const steps = ['top', 'mktemp', 'git-init', 'npm-init', 'npm-pack', 'npm-install', 'venv']
     assert.deepStrictEqual(result.stdout.trim().split('\n'), steps.map((s) => `${s} ok`), result.stdout + result.stderr)
     // git init in a subdirectory is a repository created in the workspace: reported, as with bwrap.
-    assert.deepStrictEqual(result.hostRisks.map((h) => h.kind), ['repository-created'], JSON.stringify(result.hostRisks))
+    assert.deepStrictEqual(ownRisks(result.hostRisks).map((h) => h.kind), ['repository-created'], JSON.stringify(result.hostRisks))
   })
 
   test(`${who}: missing protected names created by the command are moved aside and reported`, { skip }, () => {
