@@ -502,7 +502,11 @@ describe("the host's page cache of files the command can only read stays cached"
     for (const way of WAYS) {
       assert.equal(resident(file), SIZE / 4096, `${way}: cached before`)
       assert.equal(execFileSync(path.join(bin, 'page-cache'), ['drop', way, file], { encoding: 'utf8' }).trim(), `${way} ok`)
-      assert.equal(Number(execFileSync(path.join(bin, 'page-cache'), ['resident', file], { encoding: 'utf8' }).trim()), 0, `${way}: dropped`)
+      // Advice, best effort: a page still in another CPU's batch of pages on their way to the LRU
+      // lists (this host read it just before) cannot be taken off them, and stays (2 of 1,024 in
+      // one CI run). The sandboxed runs above must leave every page; here most must go.
+      const left = Number(execFileSync(path.join(bin, 'page-cache'), ['resident', file], { encoding: 'utf8' }).trim())
+      assert.ok(left < SIZE / 4096 / 8, `${way}: dropped (${left} of ${SIZE / 4096} pages left)`)
     }
   })
 })
