@@ -28,6 +28,8 @@
 //   (posix_fadvise DONTNEED, madvise and process_madvise MADV_PAGEOUT).
 // - rw-hint.c: a host file's write-lifetime hint (fcntl F_SET_RW_HINT), set on its inode through a
 //   descriptor opened for reading, past the read-only mount, and kept after the run.
+// - pipe-size.c: a host FIFO's buffer size (fcntl F_SETPIPE_SZ), shrunk through a descriptor opened
+//   for reading, and kept after the run while the host holds the FIFO.
 
 const { describe, test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -57,7 +59,7 @@ before(() => {
   if (!HAS_CC) return
   bin = fs.mkdtempSync(path.join(BASE, 'sandspawn-attacks-'))
   fs.chmodSync(bin, 0o755)
-  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols', 'host-futex', 'multicast', 'hugetlb', 'page-cache', 'rw-hint']) {
+  for (const name of ['borrow-init', 'keyring', 'surface', 'host-ipc', 'unix-dgram', 'families', 'protocols', 'host-futex', 'multicast', 'hugetlb', 'page-cache', 'rw-hint', 'pipe-size']) {
     execFileSync('cc', ['-O1', '-o', path.join(bin, name), path.join(__dirname, 'attacks', `${name}.c`), '-lrt', '-lpthread'], { stdio: 'pipe' })
   }
 })
@@ -543,6 +545,44 @@ describe("a host file's write hint stays the host's", { concurrency: 2 }, () => 
     fs.chmodSync(file, 0o444)
     assert.equal(execFileSync(path.join(bin, 'rw-hint'), ['set', file, '5'], { encoding: 'utf8' }).trim(), 'set ok')
     assert.equal(hint(file), '5')
+  })
+})
+
+// Found by an attacker's review (kern43): fcntl(F_SETPIPE_SZ) sets the buffer size of the pipe a
+// descriptor is on, and the kernel asks nothing but a descriptor: a FIFO outside the writable roots
+// opens for reading (reading is what a read-only view allows), and the size is the pipe's, shared by
+// every opener. A default read-only run shrank a host FIFO's buffer from 64 KiB to one page; after
+// the run the host's non-blocking writer fitted 4,096 bytes where it had fitted 65,536, and so it
+// stays while the host holds the FIFO. Refused in every filter (EPERM, what the kernel answers an
+// unprivileged caller past fs.pipe-max-size).
+describe("a host FIFO's buffer size stays the host's", { concurrency: 2 }, () => {
+  const size = (fifo) => execFileSync(path.join(bin, 'pipe-size'), ['get', fifo], { encoding: 'utf8' }).trim()
+  /** A host FIFO outside the workspace, held open by the host (its size lives while one holds it). */
+  function hostFifo(t, tree) {
+    const fifo = path.join(tree.out, 'host.fifo')
+    execFileSync('mkfifo', ['-m', '644', fifo])
+    const fd = fs.openSync(fifo, fs.constants.O_RDWR | fs.constants.O_NONBLOCK)
+    t.after(() => fs.closeSync(fd))
+    return fifo
+  }
+  for (const [name, sandbox] of Object.entries(MODES)) {
+    test(`${name}: F_SETPIPE_SZ on a host FIFO is refused and its size stays`, { skip }, async (t) => {
+      const tree = tempTree(t)
+      const fifo = hostFifo(t, tree)
+      // 16 pages, or 2 when the user's pipe pages are past fs.pipe-user-pages-soft: above one either way.
+      const before = size(fifo)
+      assert.ok(Number(before) > 4096, before)
+      const r = await run([path.join(bin, 'pipe-size'), 'set', fifo, '4096'], { cwd: tree.ws, sandbox })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.equal(r.stdout.trim(), 'set EPERM', show(r))
+      assert.equal(size(fifo), before, `the host FIFO's size after the run\n${show(r)}`)
+    })
+  }
+
+  test('without a sandbox the size is set through a descriptor opened for reading (the test can tell)', { skip }, (t) => {
+    const fifo = hostFifo(t, tempTree(t))
+    assert.equal(execFileSync(path.join(bin, 'pipe-size'), ['set', fifo, '4096'], { encoding: 'utf8' }).trim(), 'set ok')
+    assert.equal(size(fifo), '4096')
   })
 })
 

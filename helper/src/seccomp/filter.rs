@@ -329,6 +329,9 @@ pub(crate) const F_SETOWN_EX: u32 = 15;
 pub(crate) const F_SETLEASE: u32 = 1024;
 /// `fcntl`'s write-lifetime hint of a file (`F_LINUX_SPECIFIC_BASE + 12`): kept on the inode.
 pub(crate) const F_SET_RW_HINT: u32 = 1036;
+/// `fcntl`'s buffer size of a pipe (`F_LINUX_SPECIFIC_BASE + 7`): kept on the pipe, which every
+/// opener of a FIFO shares.
+pub(crate) const F_SETPIPE_SZ: u32 = 1031;
 /// `setpriority`'s and `ioprio_set`'s `which` for a single process (with who 0: the caller).
 pub(crate) const PRIO_PROCESS: u32 = 0;
 pub(crate) const IOPRIO_WHO_PROCESS: u32 = 1;

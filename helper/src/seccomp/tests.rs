@@ -646,11 +646,14 @@ fn the_landlock_filter_refuses_the_ipc_syscalls() {
 /// mount) and every host process that opened it for writing waited `fs.lease-break-time` (45 s),
 /// again and again. And (kern42) `fcntl(F_SET_RW_HINT)` wrote a write-lifetime hint on a host
 /// file's inode through a descriptor opened for reading and a read-only mount, kept after the run.
-/// Both are refused in every filter, with the shield's fcntl rule too; other fcntl commands (locks,
-/// flags, reading the hint) stay allowed.
+/// And (kern43) `fcntl(F_SETPIPE_SZ)` shrank a host FIFO's buffer through a descriptor opened for
+/// reading, kept while the host held it. All are refused in every filter, with the shield's fcntl
+/// rule too; other fcntl commands (locks, flags, reading the hint and the size) stay allowed.
 #[test]
 fn file_leases_and_write_hints_are_refused_in_every_filter() {
     const F_SETLEASE: u64 = 1024;
+    const F_SETPIPE_SZ: u64 = 1031;
+    const F_GETPIPE_SZ: u64 = 1032;
     const F_GET_RW_HINT: u64 = 1035;
     const F_SET_RW_HINT: u64 = 1036;
     for (arch, audit) in ARCHES {
@@ -662,7 +665,9 @@ fn file_leases_and_write_hints_are_refused_in_every_filter() {
             assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SETLEASE), RET_EPERM, "{f:?}: high bits ignored as the kernel ignores them");
             assert_eq!(fcntl(F_SET_RW_HINT), RET_EPERM, "{f:?}");
             assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SET_RW_HINT), RET_EPERM, "{f:?}");
-            for cmd in [1, 2, 4, 6, 7, 36, 37, 38, 1025, 1030, F_GET_RW_HINT] {
+            assert_eq!(fcntl(F_SETPIPE_SZ), RET_EPERM, "{f:?}");
+            assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SETPIPE_SZ), RET_EPERM, "{f:?}");
+            for cmd in [1, 2, 4, 6, 7, 36, 37, 38, 1025, 1030, F_GETPIPE_SZ, F_GET_RW_HINT] {
                 assert_eq!(fcntl(cmd), RET_ALLOW, "{f:?} fcntl {cmd}");
             }
         }
