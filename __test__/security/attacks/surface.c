@@ -60,6 +60,20 @@ static long read_lease(const char *self) {
   return r;
 }
 
+// A read delegation (F_SETDELEG, Linux 6.19: a lease by another door, on a directory too) on this
+// program's own file, let go at once. The struct is <linux/fcntl.h>'s `struct delegation`.
+static long read_delegation(const char *self) {
+  struct { unsigned int d_flags; unsigned short d_type, pad; } deleg = { 0, F_RDLCK, 0 };
+  int fd = open(self, O_RDONLY);
+  if (fd < 0) return -1;
+  long r = fcntl(fd, 1024 + 16 /* F_SETDELEG */, &deleg);
+  int saved = errno;
+  if (r == 0) { deleg.d_type = F_UNLCK; fcntl(fd, 1024 + 16, &deleg); }
+  close(fd);
+  errno = saved;
+  return r;
+}
+
 // A one-instruction classic BPF program ("accept") attached to a fresh UDP socket with `opt`, which
 // is closed at once: the kernel's JIT charge (net.core.bpf_jit_limit) goes with it. For the eBPF
 // options `prog_fd` is -1: EBADF without the filter, and nothing is ever loaded.
@@ -121,6 +135,7 @@ int main(void) {
   report("ioctl-tiocexcl", ioctl(null, TIOCEXCL));             // ENOTTY
   report("ioctl-tcgets", ioctl(null, TCGETS, NULL));           // ENOTTY (allowed: not a rule)
   report("fcntl-setlease", read_lease("/proc/self/exe"));     // ok (or EACCES, not its owner) without the filter
+  report("fcntl-setdeleg", read_delegation("/proc/self/exe"));  // EINVAL before Linux 6.19, ok (or EACCES) from it
   report("so-attach-filter", attach(SO_ATTACH_FILTER, 0));    // ok without the filter
   report("so-attach-reuseport-cbpf", attach(SO_ATTACH_REUSEPORT_CBPF, 1));  // ok
   report("so-attach-bpf", attach(SO_ATTACH_BPF, 0));          // EBADF

@@ -332,6 +332,9 @@ pub(crate) const F_SET_RW_HINT: u32 = 1036;
 /// `fcntl`'s buffer size of a pipe (`F_LINUX_SPECIFIC_BASE + 7`): kept on the pipe, which every
 /// opener of a FIFO shares.
 pub(crate) const F_SETPIPE_SZ: u32 = 1031;
+/// `fcntl`'s delegation (`F_LINUX_SPECIFIC_BASE + 16`, Linux 6.19): a lease (`FL_DELEG`) on a file
+/// or a directory; before 6.19 the kernel answers `EINVAL`.
+pub(crate) const F_SETDELEG: u32 = 1040;
 /// `setpriority`'s and `ioprio_set`'s `which` for a single process (with who 0: the caller).
 pub(crate) const PRIO_PROCESS: u32 = 0;
 pub(crate) const IOPRIO_WHO_PROCESS: u32 = 1;

@@ -647,7 +647,8 @@ fn the_landlock_filter_refuses_the_ipc_syscalls() {
 /// again and again. And (kern42) `fcntl(F_SET_RW_HINT)` wrote a write-lifetime hint on a host
 /// file's inode through a descriptor opened for reading and a read-only mount, kept after the run.
 /// And (kern43) `fcntl(F_SETPIPE_SZ)` shrank a host FIFO's buffer through a descriptor opened for
-/// reading, kept while the host held it. All are refused in every filter, with the shield's fcntl
+/// reading, kept while the host held it; and `F_SETDELEG` (Linux 6.19) takes a lease by another
+/// door (`FL_DELEG`, on a directory too). All are refused in every filter, with the shield's fcntl
 /// rule too; other fcntl commands (locks, flags, reading the hint and the size) stay allowed.
 #[test]
 fn file_leases_and_write_hints_are_refused_in_every_filter() {
@@ -656,6 +657,8 @@ fn file_leases_and_write_hints_are_refused_in_every_filter() {
     const F_GETPIPE_SZ: u64 = 1032;
     const F_GET_RW_HINT: u64 = 1035;
     const F_SET_RW_HINT: u64 = 1036;
+    const F_GETDELEG: u64 = 1039;
+    const F_SETDELEG: u64 = 1040;
     for (arch, audit) in ARCHES {
         let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
         for f in filters().into_iter().chain([shielded]) {
@@ -667,7 +670,9 @@ fn file_leases_and_write_hints_are_refused_in_every_filter() {
             assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SET_RW_HINT), RET_EPERM, "{f:?}");
             assert_eq!(fcntl(F_SETPIPE_SZ), RET_EPERM, "{f:?}");
             assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SETPIPE_SZ), RET_EPERM, "{f:?}");
-            for cmd in [1, 2, 4, 6, 7, 36, 37, 38, 1025, 1030, F_GETPIPE_SZ, F_GET_RW_HINT] {
+            assert_eq!(fcntl(F_SETDELEG), RET_EPERM, "{f:?}");
+            assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SETDELEG), RET_EPERM, "{f:?}");
+            for cmd in [1, 2, 4, 6, 7, 36, 37, 38, 1025, 1030, F_GETPIPE_SZ, F_GET_RW_HINT, F_GETDELEG] {
                 assert_eq!(fcntl(cmd), RET_ALLOW, "{f:?} fcntl {cmd}");
             }
         }
