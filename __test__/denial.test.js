@@ -9,6 +9,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const { spawnSync } = require('node:child_process')
 const { isLikelySandboxDenied, classifySandboxDenial, spawnSandboxed, SandboxError } = require('..')
+const { START_BOUND } = require('./fixtures/spawn-helpers')
 
 const C = 1024 * 1024
 const out = (exitCode, stderr = '', extra = {}) => ({ exitCode, stdout: '', stderr, aggregatedOutput: '', ...extra })
@@ -236,7 +237,7 @@ test('a timeout is judged by what was printed before the kill: silent npm retrie
   assert.equal(classifySandboxDenial(fail('', killed), 'read-only'), null)
   const logged = fail('npm http fetch GET http://registry.example.invalid/left-pad attempt 1 failed with EAI_AGAIN\n', killed)
   assert.equal(classifySandboxDenial(logged, 'read-only').reason, 'network_unreachable')
-  const r = await spawnSandboxed(['sh', '-c', 'echo "curl: (6) Could not resolve host: x.invalid" >&2; sleep 30'], { timeout: 300 })
+  const r = await spawnSandboxed(['sh', '-c', 'echo "curl: (6) Could not resolve host: x.invalid" >&2; sleep 30'], { timeout: START_BOUND })
   assert.equal(r.timedOut, true)
   assert.equal(r.denial.reason, 'network_unreachable')
   assert.deepEqual(classifySandboxDenial(r), r.denial)

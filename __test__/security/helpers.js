@@ -6,6 +6,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
 const { execFileSync, spawnSync } = require('node:child_process')
+const { START_BOUND } = require('../fixtures/spawn-helpers')
 
 /**
  * A test file run directly (`node --test __test__/security/x.test.js`, not `npm test`, which gives
@@ -400,6 +401,7 @@ async function machineSlowness(t) {
 }
 
 module.exports = {
+  START_BOUND,
   machineSlowness,
   sandspawn,
   EXPECTED_BWRAP_SOURCE,

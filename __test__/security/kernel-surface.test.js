@@ -38,7 +38,7 @@ const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
 const { execFileSync, spawn, spawnSync } = require('node:child_process')
-const { run, show, tempTree, token, which, BASE } = require('./helpers')
+const { run, show, tempTree, token, which, BASE, START_BOUND } = require('./helpers')
 const { withHost } = require('../fixtures/host-attack')
 
 const HAS_CC = which('cc') !== null
@@ -422,7 +422,7 @@ describe("the host's huge page pool stays the host's", { concurrency: 2 }, () =>
     assert.equal(hostProbe(), 'ok', 'the host maps a huge page from the pool (the test can tell)')
     let host = 'not reached'
     const r = await run([path.join(bin, 'hugetlb'), 'hold', '2'], {
-      cwd: tree.ws, sandbox: 'workspace-write', timeout: 5000,
+      cwd: tree.ws, sandbox: 'workspace-write', timeout: START_BOUND, // the hold lasts until it fires
       onOutput: ({ data }) => { if (/^held$/m.test(data.toString()) && host === 'not reached') host = hostProbe() },
     })
     assert.match(r.stdout, /^held$/m, show(r))

@@ -19,7 +19,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { tempTree, token, q, processesMatching, sleep } = require('./helpers')
+const { tempTree, token, q, processesMatching, sleep, START_BOUND } = require('./helpers')
 
 const WRAPPER = path.join(__dirname, '..', 'fixtures', 'without-syscalls.py')
 const PKG = path.resolve(__dirname, '..', '..')
@@ -126,13 +126,13 @@ describe('processes on kernels without pidfds', () => {
   test('before 5.3 (no pidfd_open, pidfd_send_signal, pidfd_getfd, clone3): output, exit, timeout, tree kill', async (t) => {
     const marker = `${30 + Math.floor(Math.random() * 1000) / 1000}`.padEnd(6, '1')
     const script = `echo started; sleep ${marker} & sleep ${marker}`
-    const r = runWithout(['pidfd_open', 'pidfd_send_signal', 'pidfd_getfd', 'clone3'], script, { timeout: 700 })
+    const r = runWithout(['pidfd_open', 'pidfd_send_signal', 'pidfd_getfd', 'clone3'], script, { timeout: START_BOUND })
     if (r.unsupported) return t.skip(r.unsupported)
     assert.ok(!r.error, `refused: ${r.error}`)
     assert.equal(r.stdout, 'started\n')
     assert.equal(r.exitCode, null, 'killed at the timeout')
     // The whole tree went with it: no sleep of ours is left (given a moment to be reaped).
-    for (let i = 0; i < 20 && processesMatching(`sleep ${marker}`).length; i++) await sleep(100)
+    for (let i = 0; i < 200 && processesMatching(`sleep ${marker}`).length; i++) await sleep(100)
     assert.deepEqual(processesMatching(`sleep ${marker}`), [], 'a process of the run outlived it')
     const ok = runWithout(['pidfd_open', 'pidfd_send_signal', 'pidfd_getfd', 'clone3'], 'exit 7', { sandbox: 'workspace-write' })
     assert.equal(ok.exitCode, 7)
