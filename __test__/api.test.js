@@ -63,12 +63,14 @@ test('loading the addon starts at most the 2 runtime workers, and `require` lets
     const before = threads(); require(${JSON.stringify(root)}); const after = threads()
     console.log(JSON.stringify({ before, after }))`
   const t0 = Date.now()
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10000 })
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60000 })
   const elapsed = Date.now() - t0
   assert.equal(r.status, 0, r.stderr)
   const { before, after } = JSON.parse(r.stdout)
   assert.ok(after - before <= 2, `require started ${after - before} threads`)
-  assert.ok(elapsed < 5000, `node -e "require('sandspawn')" took ${elapsed} ms to exit`)
+  // A hang bound (a worker that kept Node alive would keep it for good): 5 s failed at 6,029 ms
+  // beside busy loops (load 39 on 2 cores). lifecycle.test.js compares with a plain node start.
+  assert.ok(elapsed < 30000, `node -e "require('sandspawn')" took ${elapsed} ms to exit`)
 })
 
 test('the CLI quickstart: echo hello exits 0, exit 3 exits 3, a signal death exits 128+n', () => {

@@ -25,8 +25,9 @@ test('900 slow lookups in one run: threads stay bounded, unrelated runs and look
   assert.ok(r.during.threads - r.before.threads <= 40, `threads grew from ${r.before.threads} to ${r.during.threads}\n${text}`)
   assert.equal(r.during.fetch.exitCode, 0, text)
   assert.equal(r.during.fetch.stdout, 'fast-ok', `another run's lookup was not stuck behind the flood\n${text}`)
-  // A bound that catches being queued behind the flood (6 s before the fix), not a benchmark.
-  assert.ok(r.during.unrelatedMs < 3000, `an unrelated run took ${r.during.unrelatedMs} ms during the flood\n${text}`)
+  // A bound that catches being queued behind the flood (6 s before the fix), not a benchmark: a
+  // ratio to the same run before the flood, since a run alone takes 2 to 3 s at load 39 on 2 cores.
+  assert.ok(r.during.unrelatedMs < 3 * r.before.unrelatedMs + 1000, `an unrelated run took ${r.during.unrelatedMs} ms during the flood, ${r.before.unrelatedMs} ms before it\n${text}`)
 })
 
 const ABANDONED = path.join(__dirname, '..', 'fixtures', 'abandoned-lookups.js')
@@ -42,6 +43,7 @@ test('lookups of runs that ended hold no slot: a new run resolves at once, and n
   assert.ok(r.slowQueriesSeen >= 16, `the short runs' lookups reached the name server\n${text}`)
   // Before the fix the 32 lookups held every process slot until the resolver's 30 s timeout.
   assert.equal(r.after.stdout, 'fast-ok', `a new run resolved its name\n${text}`)
-  assert.ok(r.afterMs < 5000, `the new run waited ${r.afterMs} ms\n${text}`)
+  // A hang bound under the resolver's 30 s (a run's setup alone takes 2 to 3 s at load 39 on 2 cores).
+  assert.ok(r.afterMs < 20000, `the new run waited ${r.afterMs} ms\n${text}`)
   assert.deepEqual(r.lookupChildrenLeft, [], `no lookup process outlived its run\n${text}`)
 })
