@@ -3,18 +3,54 @@
 //! attacker's review (revd38): written through a shared mapping after the set was shown, such a
 //! file kept its ctime, and the apply of the shown revision landed it.
 
+use std::io::BufRead;
+use std::process::{Child, Command, Stdio};
+
 use super::*;
 use crate::review::held_open::drop_held_open;
+
+/// `put`, written by a child process: this test binary never holds the file open for writing. A
+/// child another test forks (`fork` without exec, or any spawn before its exec) holds a copy of
+/// every descriptor of the binary meanwhile, a writer of the set's file among them, and the kernel
+/// then refuses the read lease that asks whether anyone writes it: the file was dropped as held
+/// open for writing by that child (each test below asks about files it has just written).
+fn put_from_child(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let status = Command::new("sh").args(["-c", "printf %s \"$1\" > \"$2\"", "sh", text]).arg(&p).status().unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
+/// A process outside the runs holding `path` open for writing (not this binary, as above) until
+/// dropped.
+struct Writer(Child);
+
+impl Writer {
+    fn hold(path: &Path) -> Writer {
+        let mut child = Command::new("sh").args(["-c", "exec 3>>\"$1\"; echo held; exec sleep 60", "sh"]).arg(path).stdout(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert_eq!(line, "held\n");
+        Writer(child)
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 #[test]
 fn a_file_held_open_for_writing_is_dropped_and_said() {
     let f = fixture();
     let upper = f.set.upper(0);
-    put(&upper, "a/held.sh", "echo shown\n");
-    put(&upper, "a/read.txt", "kept\n");
-    put(&upper, "free.txt", "kept\n");
+    put_from_child(&upper, "a/held.sh", "echo shown\n");
+    put_from_child(&upper, "a/read.txt", "kept\n");
+    put_from_child(&upper, "free.txt", "kept\n");
     // Held for writing, and for reading only: only the first is a writer outside the runs.
-    let writer = std::fs::OpenOptions::new().write(true).open(upper.join("a/held.sh")).unwrap();
+    let writer = Writer::hold(&upper.join("a/held.sh"));
     let reader = std::fs::File::open(upper.join("a/read.txt")).unwrap();
     let risks = drop_held_open(&f.set);
     assert!(!upper.join("a/held.sh").exists(), "{risks:?}");
@@ -77,8 +113,8 @@ fn a_file_the_kernel_refused_a_lease_on_is_never_applied() {
     let mut f = fixture();
     begin_now(&mut f);
     let upper = f.set.upper(0);
-    put(&upper, "refused.sh", "written by a holder after the set was shown\n");
-    put(&upper, "asked.txt", "asked\n");
+    put_from_child(&upper, "refused.sh", "written by a holder after the set was shown\n");
+    put_from_child(&upper, "asked.txt", "asked\n");
     std::os::unix::fs::chown(upper.join("refused.sh"), Some(12345), None).unwrap();
     let risks = crate::test_capabilities::without_lease(|| drop_held_open(&f.set));
     assert!(risks.iter().any(|r| r.detail.contains("read lease was refused")), "{risks:?}");
