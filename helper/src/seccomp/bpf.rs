@@ -75,6 +75,10 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
     match check {
         Check::Ret(ret) => vec![(RET_K, 0, 0, ret)],
         Check::ArgMask(off, mask) => vec![(LD_W_ABS, 0, 0, off), (JSET_K, 0, 1, mask), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
+        // A bit of the mask: to the deny; none of `has`: to the allow; a bit of `lacks`: to the allow.
+        Check::ArgMaskOrWithout(off, mask, (has, lacks)) => {
+            vec![(LD_W_ABS, 0, 0, off), (JSET_K, 2, 0, mask), (JSET_K, 0, 2, has), (JSET_K, 1, 0, lacks), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)]
+        }
         Check::ArgMaskAnswers(off, mask, ret) => vec![(LD_W_ABS, 0, 0, off), (JSET_K, 0, 1, mask), (RET_K, 0, 0, ret), (RET_K, 0, 0, RET_ALLOW)],
         Check::ArgAmong(off, values) => arg_in(off, &values, RET_EPERM, RET_ALLOW),
         Check::ArgIn(off, values) => arg_in(off, values, RET_EPERM, RET_ALLOW),

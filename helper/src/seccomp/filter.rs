@@ -101,6 +101,9 @@ pub enum Check {
     Ret(u32),
     /// EPERM when `arg & mask != 0`.
     ArgMask(u32, u32),
+    /// EPERM when `arg & mask != 0`, or when the argument has a bit of the first of the pair and
+    /// none of the second (`clone`: `CLONE_FILES` without `CLONE_THREAD`): `(offset, mask, (has, lacks))`.
+    ArgMaskOrWithout(u32, u32, (u32, u32)),
     /// This return value (not EPERM) when `arg & mask != 0`: `(offset, mask, return)`.
     ArgMaskAnswers(u32, u32, u32),
     /// EPERM when the argument equals one of these.
@@ -255,6 +258,9 @@ pub(crate) const NEWEST_JUDGED: u32 = 467;
 /// The x32 ABI on x86_64 shares AUDIT_ARCH_X86_64 but sets this bit in the syscall number.
 pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 /// Every `CLONE_NEW*` flag: NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
+/// A child that shares its parent's descriptor table, and a thread of the caller's process.
+pub(crate) const CLONE_FILES: u32 = 0x0000_0400;
+pub(crate) const CLONE_THREAD: u32 = 0x0001_0000;
 pub(crate) const CLONE_NEW_MASK: u32 = 0x0000_0080 | 0x0002_0000 | 0x0200_0000 | 0x0400_0000 | 0x0800_0000 | 0x1000_0000 | 0x2000_0000 | 0x4000_0000;
 pub(crate) const TIOCSTI: u32 = 0x5412;
 pub(crate) const TIOCLINUX: u32 = 0x541c;

@@ -120,6 +120,12 @@ fn baseline_verdicts_in_every_filter() {
             assert_eq!(v(Sys::Clone3, 0, 0), RET_ENOSYS, "clone3 falls back to clone");
             assert_eq!(v(Sys::Clone, 0x0120_0011, 0), RET_ALLOW, "fork-style clone");
             assert_eq!(v(Sys::Clone, 0x003d_0f00, 0), RET_ALLOW, "thread-style clone");
+            // rev43: a process sharing its parent's descriptor table (CLONE_FILES without
+            // CLONE_THREAD) forges a POSIX lock whose owner reads as pid 0 (see the baseline).
+            assert_eq!(v(Sys::Clone, 0x400 | 0x11, 0), RET_EPERM, "clone CLONE_FILES, not a thread");
+            assert_eq!(v(Sys::Clone, 0xffff_ffff_0000_0000 | 0x400 | 0x11, 0), RET_EPERM, "high bits ignored");
+            assert_eq!(v(Sys::Clone, 0x4111, 0), RET_ALLOW, "vfork-style clone (posix_spawn)");
+            assert_eq!(v(Sys::Clone, 0x0001_0400, 0), RET_ALLOW, "CLONE_FILES with CLONE_THREAD");
             for flag in [0x80, 0x2_0000, 0x200_0000, 0x400_0000, 0x800_0000, 0x1000_0000, 0x2000_0000, 0x4000_0000] {
                 assert_eq!(v(Sys::Clone, 0x11 | flag, 0), RET_EPERM, "clone CLONE_NEW* {flag:#x}");
                 assert_eq!(v(Sys::Unshare, flag, 0), RET_EPERM, "unshare {flag:#x}");
