@@ -91,27 +91,63 @@ test('running the Linux plan by hand with child_process enforces the policy', as
 // for nobody's and removed the placeholders under the live sandbox: its covers went with them, and
 // the command wrote the protected name on the host (or, while it was being set up, failed 125).
 const canUnsharePid = process.getuid() === 0 && spawnSync('unshare', ['--fork', '--pid', '--mount-proc', 'true']).status === 0
-test('a cleanup in a pid namespace of its own keeps a running plan\'s placeholders', { skip: !canUnsharePid && 'needs root and `unshare --pid --mount-proc`' }, async (t) => {
+// tmp private: the test's own workspace alone is held, never the shared /tmp.
+const HELD_SANDBOX = { mode: 'workspace-write', tmp: 'private' }
+
+/**
+ * A running plan in a fresh workspace holding its placeholders, and a cleanup by a run of ours in
+ * a pid namespace of its own (`other`, Node's -e text, given the workspace, the sandbox and the
+ * package; it prints 'exit N'). Returns whether the placeholder was still there after the cleanup,
+ * and what the plan's command printed once let go (WROTE: it wrote the protected name).
+ */
+async function cleanupBesideAPlan(t, other) {
   const ws = tmp()
   t.after(() => fs.rmSync(ws, { recursive: true, force: true }))
-  // tmp private: the test's own workspace alone is held, never the shared /tmp.
-  const sandbox = { mode: 'workspace-write', tmp: 'private' }
   const script = 'touch started; i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo x > .envrc && echo WROTE'
-  const plan = buildSandboxCommand(['sh', '-c', script], { cwd: ws, sandbox, platform: 'linux' })
+  const plan = buildSandboxCommand(['sh', '-c', script], { cwd: ws, sandbox: HELD_SANDBOX, platform: 'linux' })
   const running = runPlan(plan)
   for (let i = 0; i < 600 && !fs.existsSync(path.join(ws, 'started')); i++) await new Promise((r) => setTimeout(r, 100))
   assert.ok(fs.existsSync(path.join(ws, 'started')), 'the plan\'s command started')
   const placeholder = () => { try { return fs.readlinkSync(path.join(ws, '.envrc')) } catch (e) { return e.code } }
   assert.equal(placeholder(), '/dev/null/sandspawn-held', 'the plan made its placeholder')
-  const other = `require(${JSON.stringify(path.resolve(__dirname, '..'))}).spawnSandboxed(['true'], { cwd: ${JSON.stringify(ws)}, sandbox: ${JSON.stringify(sandbox)} }).then((r) => console.log('exit', r.exitCode))`
-  const r = spawnSync('unshare', ['--fork', '--pid', '--mount-proc', process.execPath, '-e', other], { encoding: 'utf8', timeout: 120_000 })
+  const r = spawnSync('unshare', ['--fork', '--pid', '--mount-proc', process.execPath, '-e', other(ws, JSON.stringify(HELD_SANDBOX), JSON.stringify(path.resolve(__dirname, '..')))], { encoding: 'utf8', timeout: 120_000 })
   assert.match(r.stdout, /^exit 0$/m, r.stderr)
   const kept = placeholder()
   fs.writeFileSync(path.join(ws, 'go'), '')
   const done = await running
+  return { ws, kept, out: done.stdout }
+}
+
+test('a cleanup in a pid namespace of its own keeps a running plan\'s placeholders', { skip: !canUnsharePid && 'needs root and `unshare --pid --mount-proc`' }, async (t) => {
+  const other = (ws, sandbox, pkg) => `require(${pkg}).spawnSandboxed(['true'], { cwd: ${JSON.stringify(ws)}, sandbox: ${sandbox} }).then((r) => console.log('exit', r.exitCode))`
+  const { ws, kept, out } = await cleanupBesideAPlan(t, other)
   assert.equal(kept, '/dev/null/sandspawn-held', 'the cleanup removed the placeholder of a running plan')
-  assert.doesNotMatch(done.stdout, /WROTE/)
+  assert.doesNotMatch(out, /WROTE/)
   assert.notEqual(fs.lstatSync(path.join(ws, '.envrc')).isFile(), true, 'the command wrote the protected name on the host')
+})
+
+// Found by an attacker's review (rev43) of rev42's fix: a lock whose owner reads as pid 0 (the
+// plan's init, outside this pid namespace) was taken for a ghost as soon as ANY process this one
+// sees held a POSIX lock on the directory too, and any process that can read a directory can
+// read-lock it (a command in a run of the container's own sandspawn): the cleanup then removed the
+// running plan's placeholders. A ghost's lock shows pid 0 in its holder's fdinfo too; a live
+// visible locker's shows its pid.
+const READ_LOCK = `open(my $d, '<', $ARGV[0]) or die "open: $!"; my $l = pack('s s x4 q q i x4', 0, 0, 0, 0, 0);
+fcntl($d, 6, $l) or die "lock: $!"; open(my $r, '>', $ARGV[1]) or die; close $r; sleep 60`
+test('a cleanup in a pid namespace of its own keeps a running plan\'s placeholders that a process it sees also read-locks', { skip: (!canUnsharePid || spawnSync('perl', ['-e', '1']).status !== 0) && 'needs root, `unshare --pid --mount-proc` and perl' }, async (t) => {
+  const aside = tmp()
+  t.after(() => fs.rmSync(aside, { recursive: true, force: true }))
+  fs.writeFileSync(path.join(aside, 'lock.pl'), READ_LOCK)
+  const ready = JSON.stringify(path.join(aside, 'locked'))
+  // In the new pid namespace: a process read-locks the workspace's top, then a run there cleans up.
+  const other = (ws, sandbox, pkg) => `const { spawn } = require('node:child_process'); const fs = require('node:fs')
+const locker = spawn('perl', [${JSON.stringify(path.join(aside, 'lock.pl'))}, ${JSON.stringify(ws)}, ${ready}], { stdio: 'inherit' })
+const wait = () => fs.existsSync(${ready}) ? run() : setTimeout(wait, 50)
+const run = () => require(${pkg}).spawnSandboxed(['true'], { cwd: ${JSON.stringify(ws)}, sandbox: ${sandbox} }).then((r) => { console.log('exit', r.exitCode); locker.kill() })
+wait()`
+  const { kept, out } = await cleanupBesideAPlan(t, other)
+  assert.equal(kept, '/dev/null/sandspawn-held', 'the cleanup removed the placeholder of a running plan')
+  assert.doesNotMatch(out, /WROTE/, 'the plan\'s command wrote the protected name on the host')
 })
 
 test('plans validate like spawnSandboxed does', () => {

@@ -283,7 +283,7 @@ pub fn held_by_a_plan(dir: &OwnedFd) -> bool {
     let (dev, ino) = (st.st_dev as u64, st.st_ino as u64);
     // A POSIX lock of a process outside this one's pid namespace (an OFD lock's pid is -1), unless
     // a process this one sees holds it (see `locked_by_a_visible_process`).
-    if l.l_pid == 0 && !locked_by_a_visible_process(dev, ino) {
+    if l.l_pid == 0 && !ghost_locked_by_a_visible_process(dev, ino) {
         return true;
     }
     processes().any(|pid| is_a_plan_s_init(pid) && holds_open(pid, dev, ino))
@@ -296,7 +296,7 @@ fn processes() -> impl Iterator<Item = u32> {
     procs.filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
 }
 
-/// How many descriptors `locked_by_a_visible_process` looks at, over all processes: past it the
+/// How many descriptors `ghost_locked_by_a_visible_process` looks at, over all processes: past it the
 /// lock is taken for an outside plan's (kept), the README's Limits.
 #[cfg(target_os = "linux")]
 const VISIBLE_LOCK_LOOKS: usize = 1 << 16;
@@ -311,8 +311,14 @@ const VISIBLE_LOCK_LOOKS: usize = 1 << 16;
 /// on the host for the whole run (found by an attacker's review, rev42). Costs a `stat` of each
 /// descriptor (at most `VISIBLE_LOCK_LOOKS` in all), and a read of the `fdinfo` of those open on the
 /// directory (the kernel walks the inode's locks for it), only for a lock whose owner reads as pid 0.
+///
+/// Only such a ghost (`ghost_lock_line`: its owner reads pid 0 in its holder's `fdinfo` too), not
+/// any lock a process this one sees holds there: any process that can read a directory may
+/// read-lock it (a command of a run of this sandspawn's, in a container), and that lock, whose owner
+/// reads as its live pid, made a running outside plan's pid-0 lock count for nothing: the cleanup
+/// removed that plan's placeholders under its sandbox (found by an attacker's review, rev43).
 #[cfg(target_os = "linux")]
-fn locked_by_a_visible_process(dev: u64, ino: u64) -> bool {
+fn ghost_locked_by_a_visible_process(dev: u64, ino: u64) -> bool {
     use std::os::unix::fs::MetadataExt;
     let mut looks = 0usize;
     for pid in processes() {
@@ -326,12 +332,23 @@ fn locked_by_a_visible_process(dev: u64, ino: u64) -> bool {
                 continue;
             }
             let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_string_lossy()));
-            if info.is_ok_and(|i| i.lines().any(|l| l.starts_with("lock:") && l.contains(" POSIX "))) {
+            if info.is_ok_and(|i| i.lines().any(ghost_lock_line)) {
                 return true;
             }
         }
     }
     false
+}
+
+/// Whether an `fdinfo` line is a POSIX lock whose owner reads as pid 0 (`lock:\t1: POSIX  ADVISORY
+/// READ 0 00:2d:1234 0 EOF`: the pid follows the type): the descriptor table's own lock, taken by a
+/// process that has ended (the `fdinfo` shows its holder's locks only). A live locker reads as its pid.
+#[cfg(target_os = "linux")]
+fn ghost_lock_line(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("lock:") else { return false };
+    let mut words = rest.split_whitespace().skip_while(|w| *w != "POSIX");
+    // POSIX, ADVISORY, the type, then the owner's pid.
+    words.nth(3) == Some("0")
 }
 
 /// Plans hold no directory where placeholders are not made (macOS: the profile denies instead).
@@ -412,6 +429,20 @@ pub fn valid_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// rev43: only a lock whose owner reads pid 0 in its holder's `fdinfo` is a ghost; a live
+    /// locker's (any process may read-lock a directory) is not, nor an OFD lock's (-1).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn only_a_lock_owned_by_pid_0_is_a_ghost() {
+        assert!(ghost_lock_line("lock:\t1: POSIX  ADVISORY  READ 0 00:2d:1234 0 EOF"));
+        assert!(ghost_lock_line("lock:\t1: POSIX  ADVISORY  WRITE 0 fd:01:99 0 EOF"));
+        assert!(!ghost_lock_line("lock:\t1: POSIX  ADVISORY  READ 4242 00:2d:1234 0 EOF"));
+        assert!(!ghost_lock_line("lock:\t1: POSIX  ADVISORY  READ 10 00:2d:1234 0 EOF"));
+        assert!(!ghost_lock_line("lock:\t1: OFDLCK ADVISORY  READ -1 00:2d:1234 0 EOF"));
+        assert!(!ghost_lock_line("lock:\t1: FLOCK  ADVISORY  WRITE 0 00:2d:1234 0 EOF"));
+        assert!(!ghost_lock_line("pos:\t0"));
+    }
 
     #[test]
     fn counts_only_one_process_s_posix_read_locks() {
