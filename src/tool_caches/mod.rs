@@ -47,6 +47,7 @@ mod owner_access;
 mod seed;
 mod slots;
 pub mod store;
+mod work_leftovers;
 
 pub use bwrap_mounts::{plan, Mounts};
 pub use resolved::{HostContent, Mode, PrivateCache, ToolCaches};

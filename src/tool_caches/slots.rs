@@ -76,10 +76,13 @@ impl Slot {
 
     /// Let go of the slot, its work directory as empty as a new one. What overlayfs left there
     /// (`work/work`, mode 000, and the volatile marker in it) is removed here, after the run's
-    /// result, rather than by the kernel when the next run mounts, on that run's path.
+    /// result, rather than by the kernel when the next run mounts, on that run's path. By name when
+    /// it is exactly that (`work_leftovers`: 13 system calls instead of ~90), else by the walk.
     pub fn release(self) {
         if let Ok(work) = self.dir.open("work") {
-            let _ = work.remove("work");
+            if !super::work_leftovers::remove(work.fd()) {
+                let _ = work.remove("work");
+            }
         }
     }
 }
