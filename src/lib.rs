@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod capabilities;
+pub(crate) mod canonical_memo;
 pub mod child_fds;
 pub mod denial;
 pub mod describe;

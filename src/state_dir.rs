@@ -36,7 +36,7 @@ pub fn under_shared_tmp(path: &std::path::Path) -> bool {
 pub fn shared_temp_dirs(var: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
     let tmpdir = var("TMPDIR").filter(|t| !t.as_os_str().is_empty());
     let named = ["/tmp", "/dev/shm"].iter().map(PathBuf::from).chain(tmpdir);
-    named.filter(|t| t.is_absolute()).map(|t| std::fs::canonicalize(&t).unwrap_or(t)).filter(|t| t != std::path::Path::new("/")).collect()
+    named.filter(|t| t.is_absolute()).map(|t| crate::canonical_memo::canonicalize(&t).unwrap_or(t)).filter(|t| t != std::path::Path::new("/")).collect()
 }
 
 /// Why `host_path` has no directory, for a refusal or a `notEnforced` line.
@@ -76,14 +76,14 @@ fn host_path_with(var: impl Fn(&str) -> Option<PathBuf>, database: impl FnOnce()
 /// run asks this of its state directories several times: 6 `readlink`s fewer each time for
 /// `~/.local/state/sandspawn/NAME`, resolved twice before).
 fn under_shared_tmp_or_any(path: &std::path::Path, shared: &[PathBuf]) -> bool {
-    let tmp = std::fs::canonicalize("/tmp").unwrap_or_else(|_| PathBuf::from("/tmp"));
+    let tmp = crate::canonical_memo::canonicalize(std::path::Path::new("/tmp")).unwrap_or_else(|_| PathBuf::from("/tmp"));
     let under = |p: &std::path::Path| p.starts_with(&tmp) || p.starts_with("/tmp") || shared.iter().any(|s| p.starts_with(s));
     under(path) || real(path).is_some_and(|real| under(&real))
 }
 
 /// What exists of `path` resolved (its longest existing ancestor's canonical form), the rest as named.
 fn real(path: &std::path::Path) -> Option<PathBuf> {
-    path.ancestors().find_map(|a| Some(a.canonicalize().ok()?.join(path.strip_prefix(a).ok()?)))
+    path.ancestors().find_map(|a| Some(crate::canonical_memo::canonicalize(a).ok()?.join(path.strip_prefix(a).ok()?)))
 }
 
 /// `home`'s default `STATE/sandspawn` (`~/.local/state/sandspawn`), where a process of this user

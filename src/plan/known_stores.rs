@@ -32,7 +32,7 @@ pub fn file() -> Option<PathBuf> {
 /// anything but absence refuses the run (`store_lookup`).
 pub fn record_and_list(own: &[PathBuf]) -> crate::error::Result<Vec<PathBuf>> {
     let env = |k: &str| std::env::var_os(k).map(PathBuf::from);
-    let homes: Vec<PathBuf> = [env("HOME"), crate::planted::home::database_home()].into_iter().flatten().filter_map(|h| h.canonicalize().ok()).collect();
+    let homes: Vec<PathBuf> = [env("HOME"), crate::planted::home::database_home()].into_iter().flatten().filter_map(|h| crate::canonical_memo::canonicalize(&h).ok()).collect();
     // Not a store in `/tmp`, which every workspace-write run of any process may write (`tmp:
     // 'writable'`): a cover in other runs guards nothing there that the next run without it could
     // not reach (no change set store may lie there: `review::run`), and its pins changed every
@@ -41,7 +41,7 @@ pub fn record_and_list(own: &[PathBuf]) -> crate::error::Result<Vec<PathBuf>> {
     // alone, and a store another process keeps there (with `TMPDIR` unset, `/var/tmp` is no root
     // of its runs) went uncovered by this one's runs, which rewrote a pending set and chose where
     // its apply wrote (found by an attacker's review, land27).
-    let shared: Vec<PathBuf> = [PathBuf::from("/tmp")].into_iter().filter_map(|t| t.canonicalize().ok()).collect();
+    let shared: Vec<PathBuf> = [PathBuf::from("/tmp")].into_iter().filter_map(|t| crate::canonical_memo::canonicalize(&t).ok()).collect();
     let excluded = |p: &Path| homes.iter().any(|h| h.starts_with(p)) || shared.iter().any(|t| p.starts_with(t));
     file().map(|path| at_excluding(&path, own, &excluded)).unwrap_or(Ok(Vec::new()))
 }

@@ -18,7 +18,7 @@ use crate::search_blocker::hidden;
 /// `p`'s canonical path; `None` when nothing is there (or a non-directory is on its way), or when
 /// a directory of another user's keeps it out of this user's reach. Any other failure refuses.
 pub fn lookup(p: &Path) -> Result<Option<PathBuf>> {
-    let err = match p.canonicalize() {
+    let err = match crate::canonical_memo::canonicalize(p) {
         Ok(c) => return Ok(Some(c)),
         Err(e) => e,
     };

@@ -37,6 +37,8 @@ use crate::policy::ResolvedPolicy;
 /// covered when it exists.
 pub fn to_cover(policy: &ResolvedPolicy, env: &std::collections::BTreeMap<String, String>) -> Result<Vec<PathBuf>> {
     use super::store_lookup::lookup;
+    // Each path looked up once for this list (`canonical_memo`: why it cannot go stale).
+    let _lookups = crate::canonical_memo::Scope::begin();
     // A lookup that fails for anything but absence refuses the run (`store_lookup`): found by an
     // attacker's review (rfix25), a run's `chmod 000 ~/.local/state` made every store here drop
     // out of the next run's cover.

@@ -14,6 +14,8 @@ use crate::planted::{HostRisk, RiskKind};
 /// once after a run for both (each listed them: two reads of the list and of the environment's
 /// state directories a run, ro35).
 pub fn stores(env: &BTreeMap<String, String>) -> Vec<PathBuf> {
+    // `host_path`'s checks of the state directory, once each for this list (`canonical_memo`).
+    let _lookups = crate::canonical_memo::Scope::begin();
     // The list names the host's own stores too (this process recorded them): each is checked once.
     let mut stores: Vec<PathBuf> = crate::plan::stores::host_stores(env).into_iter().chain(crate::plan::known_stores::listed()).collect();
     stores.sort();
