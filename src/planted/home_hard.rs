@@ -34,16 +34,15 @@ pub struct Kept {
 }
 
 /// The files to look at: the home's listed files, the protected names at its top that are files,
-/// the files directly in its listed directories, and the global git configuration's files and
+/// the files directly in its listed directories (`inside`: `home_links::files_in_dirs`), and the global git configuration's files and
 /// programs. A symlink among them is followed (`stat`): where it leads may be a hard link too.
-pub fn candidates(bases: &Bases, names: &[String], global: &Global) -> Vec<PathBuf> {
+pub fn candidates(bases: &Bases, names: &[String], inside: &[PathBuf], global: &Global) -> Vec<PathBuf> {
     let listed = bases.paths().filter(|(_, dir, _)| !dir).map(|(p, _, _)| p);
     let file_names: Vec<&String> = names.iter().filter(|n| names::placeholder_kind(n) == PlaceholderKind::File).collect();
     let named = bases.homes.iter().flat_map(|h| file_names.iter().map(move |n| h.join(n)));
-    let inside = home_links::files_in_dirs(bases, names);
     let git = global.files.iter().chain(&global.programs).cloned();
     let mut seen = HashSet::new();
-    listed.chain(named).chain(inside).chain(git).filter(|p| seen.insert(p.clone())).collect()
+    listed.chain(named).chain(inside.iter().cloned()).chain(git).filter(|p| seen.insert(p.clone())).collect()
 }
 
 impl Kept {
@@ -127,7 +126,7 @@ mod tests {
         std::fs::write(home.join(".profile"), "").unwrap();
         let bases = Bases::of([home.clone()].into_iter(), None);
         let names = vec![".bashrc".to_string(), ".profile".to_string()];
-        let paths = candidates(&bases, &names, &Global::default());
+        let paths = candidates(&bases, &names, &home_links::files_in_dirs(&bases, &names), &Global::default());
         let dev = dots.metadata().unwrap().dev();
         assert!(Kept::of(&paths, &[dev + 1]).shared.is_empty(), "another device: none");
         let kept = Kept::of(&paths, &[dev]);

@@ -69,7 +69,13 @@ pub fn cut_short(bases: &Bases, names: &[String]) -> Vec<PathBuf> {
 /// files for its life, and `home_hard` `stat`s each file every run.
 pub const MAX_ENTRIES: usize = 1_000;
 
-type Found = (Vec<Linked>, Vec<PathBuf>, Vec<PathBuf>);
+/// `linked`, `files_in_dirs` and `cut_short`, in that order.
+pub type Found = (Vec<Linked>, Vec<PathBuf>, Vec<PathBuf>);
+
+/// The three at once, for a plan that uses them all (`walk_and_protect`): one check of the memo.
+pub fn all(bases: &Bases, names: &[String]) -> Found {
+    found(bases, names)
+}
 
 /// `linked`, `files_in_dirs` and `cut_short`, remembered together.
 fn found(bases: &Bases, names: &[String]) -> Found {

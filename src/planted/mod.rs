@@ -359,7 +359,13 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // always: Seatbelt judges a rename by the name it creates, so `mv staging ~/.config` brought a
     // whole `~/.config/git/config` past a rule on `~/.config/git` (found by an attacker's review).
     let at_first_missing = policy.absent == Absent::Placeholders || policy.planted.macos;
-    c.home(&home, names, at_first_missing, &tops, policy.reviewed);
+    // The home's links, the files in its listed directories and those cut short, found once for
+    // the three uses below (each asked the listings' memo again: 8 `lstat`s a time, perf43). One
+    // plan's answer, on this thread, before the run's command runs: nothing between them writes
+    // the home (the carve only records; placeholders are made later, by the runner), and the next
+    // plan asks the listings anew.
+    let home_found = home_links::all(&home, names);
+    c.home(&home, names, &home_found.0, at_first_missing, &tops, policy.reviewed);
     c.global_git(at_first_missing, policy.reviewed);
     // Those of the home's files and the global git configuration's that are hard links, which no
     // carve-out covers through their other names (`home_hard`): a `stat` each.
@@ -371,11 +377,11 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // read-only run (no such device) lists none of the home's directories for it.
     let mut home_hard = match devices.is_empty() {
         true => home_hard::Kept::default(),
-        false => home_hard::Kept::of(&home_hard::candidates(&home, names, &c.global), &devices),
+        false => home_hard::Kept::of(&home_hard::candidates(&home, names, &home_found.1, &c.global), &devices),
     };
     // Listed home directories past the listing's bound, said whatever the devices (a link there
     // may lead into any root).
-    home_hard.cut = home_links::cut_short(&home, names);
+    home_hard.cut = home_found.2;
     // The programs each `.cargo` the walk found names by path (`cargo_programs`), kept with the
     // programs the repositories' git configurations name.
     c.cargo_programs(&found.named);
@@ -1122,7 +1128,7 @@ impl<'a> Carver<'a> {
     /// existing directory to be made in; and on macOS); else (a run of the runner on Linux) the
     /// path itself is listed, undone after the run if the command creates it. `skip`: reviewed roots (their changes are judged on the change set, and
     /// held back there: `review::risks`).
-    fn home(&mut self, bases: &home::Bases, names: &[String], placeholders: bool, tops: &[PathBuf], skip: &[PathBuf]) {
+    fn home(&mut self, bases: &home::Bases, names: &[String], linked: &[home_links::Linked], placeholders: bool, tops: &[PathBuf], skip: &[PathBuf]) {
         let skipped = |c: &Carver, p: &Path| c.root_of(p).is_none_or(|i| skip.contains(&c.roots[i].root)) || c.is_covered(p);
         for h in bases.homes.iter().filter(|h| !tops.contains(h)) {
             if !skipped(self, h) {
@@ -1145,9 +1151,8 @@ impl<'a> Carver<'a> {
         }
         // Wherever the home lies, those of its paths and names that are links (a dotfiles
         // manager's, into `~/dotfiles`): kept where they lead when a root holds that
-        // (`home_links`). The listings are cached: nothing but the watcher's word when no
-        // directory changed, and a `realpath` per link found.
-        let linked = home_links::linked(bases, names);
+        // (`home_links`, `linked`, found by the caller). The listings are cached: nothing but the
+        // watcher's word when no directory changed, and a `realpath` per link found.
         // One batch: each directory on their ways vouched for once (`home_links::ways`).
         let ways = home_links::ways(&linked.iter().map(|l| l.path.as_path()).collect::<Vec<_>>());
         for (l, way) in linked.iter().zip(ways) {

@@ -338,7 +338,9 @@ fn files_the_global_git_configuration_reads_are_kept() {
 
 fn carve_home(root: &Path, bases: &home::Bases, placeholders: bool) -> WritableRoot {
     let mut roots = vec![WritableRoot { root: root.to_path_buf(), read_only: Vec::new(), missing_read_only: Vec::new(), id: None }];
-    Carver::new(&mut roots, &[], None).home(bases, &[".bashrc".to_string()], placeholders, &[], &[]);
+    let names = [".bashrc".to_string()];
+    let linked = super::home_links::linked(bases, &names);
+    Carver::new(&mut roots, &[], None).home(bases, &names, &linked, placeholders, &[], &[]);
     roots.remove(0)
 }
 
