@@ -7,6 +7,7 @@
 
 pub mod child;
 pub mod cloexec;
+mod disk_room;
 mod exit_kill;
 mod failure;
 mod launch_child;

@@ -190,6 +190,8 @@ async fn run(
     let end_run: crate::planted::keeper::EndRun = Box::new(move || asking.notify_one());
     let (end_run_now, end_run_later) = if first.is_some() { (None, Some(end_run)) } else { (Some(end_run), None) };
     let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener, end_run_now, &mut details.not_enforced)?;
+    // The room the run's writable filesystems have: said in the result if they ran out (`disk_room`).
+    let rooms = disk_rooms(&req, sandbox_type);
     // What the child inherits as its own peak until it executes (see `limits::own_usage`).
     let host_peak = crate::limits::host_peak_rss_bytes();
     let (tree, exited) = launch_child(first.as_ref().map_or(&plan, |(_, f)| &f.plan), child_side, bwrap_path, &req.command[0]).await?;
@@ -315,6 +317,7 @@ async fn run(
     // The policy goes to the check and comes back for the result (`host_risks`), never copied.
     let (host_risks, policy) = services.host_risks(req.policy, &req.env, sandbox_type).await?;
     let change_set = describe_change_set(review_run).await?;
+    details.not_enforced.extend(super::disk_room::ran_out(&rooms));
 
     let mut result = RunResult {
         command: req.command.clone(),
@@ -365,6 +368,16 @@ async fn run(
     .await
     .map_err(|e| internal("classify the output", e))?;
     Ok(Attempt::Ran(result))
+}
+
+/// The room of the filesystems a sandboxed run writes: its writable roots' and its tool caches'
+/// store's (`disk_room`); none without a sandbox, whose writes are the caller's own.
+fn disk_rooms(req: &SpawnRequest, sandbox: SandboxType) -> Vec<super::disk_room::Room> {
+    if sandbox == SandboxType::None {
+        return Vec::new();
+    }
+    let roots = req.policy.writable_roots.iter().map(|r| r.root.as_path());
+    super::disk_room::before(roots.chain(req.policy.tool_caches.store.as_deref()))
 }
 
 /// What the result's `stderr` ends with when the Landlock supervisor had to be SIGKILLed
