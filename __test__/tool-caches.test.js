@@ -477,6 +477,28 @@ test('runs of the same roots confined otherwise (read-only paths, hidden paths, 
   assert.equal(online.stdout, 'absent\n', 'nor a run with the network on')
 })
 
+// Found by an attacker's review (xrun43): the key held only the readOnlyPaths outside the writable
+// roots (read-only anyway), not those inside them (the ones that confine): the test above passed by
+// its denyRead alone. A run with readOnlyPaths [ws/cfg] alone planted a tool that a run of the same
+// cwd without it ran, and the tool wrote cfg.
+test('a readOnlyPaths entry inside the workspace alone keeps the caches apart', { skip: !linux }, async () => {
+  const s = setup()
+  const cfg = path.join(s.ws, 'cfg')
+  fs.mkdirSync(cfg)
+  const tool = '~/.npm/_npx/h/node_modules/.bin/tool'
+  const plant = `(touch cfg/x 2>/dev/null || echo cannot-write-cfg) && mkdir -p ${path.dirname(tool)} && echo 'echo planted > cfg/x' > ${tool}`
+  const confined = { mode: 'workspace-write', readOnlyPaths: [cfg] }
+  const planted = await run(['sh', '-c', plant], s, confined)
+  assert.equal(planted.exitCode, 0, planted.stderr)
+  assert.equal(planted.stdout, 'cannot-write-cfg\n')
+  const free = await run(['sh', '-c', `sh ${tool} 2>/dev/null || echo absent`], s, 'workspace-write')
+  assert.equal(free.stdout, 'absent\n', 'a run without the read-only path does not run what the confined run planted')
+  assert.equal(fs.existsSync(path.join(cfg, 'x')), false, 'cfg stays unwritten')
+  assert.notEqual(free.toolCaches.store, planted.toolCaches.store)
+  const again = await run(['sh', '-c', `cat ${tool}`], s, confined)
+  assert.equal(again.stdout, 'echo planted > cfg/x\n', 'the same confinement reuses what it wrote')
+})
+
 // Found by an attacker's review (cross40): the environment was no part of the key. A run given a
 // small environment (`extendEnv: false`, as a host gives a model's command) planted a tool in
 // ~/.npm/_npx, and a run of the same roots and confinement given a token in its environment (a

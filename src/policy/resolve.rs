@@ -121,7 +121,8 @@ pub fn resolve_policy_named(value: Option<&Value>, ctx: &PolicyContext, named_cw
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Last: a cache is covered only where no other rule of the policy lies (see `tool_caches`).
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy, &ctx.env)), &ctx.env, ctx.platform, &ctx.cwd)?;
+    let given = raw.read_only_paths.as_deref().unwrap_or_default();
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy, given, &ctx.env)), &ctx.env, ctx.platform, &ctx.cwd)?;
     // After them: a held home's caches they do not cover stay read-only.
     policy.keep_home_caches(&ctx.env, ctx.platform);
     Ok(policy)
@@ -298,7 +299,7 @@ fn danger_full_access(raw: &RawPolicy, ctx: &PolicyContext) -> Result<ResolvedPo
         tool_caches: crate::tool_caches::ToolCaches::none(),
     };
     // Validates the option ('private' is an error here); always 'none'.
-    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy, &ctx.env)), &ctx.env, ctx.platform, &ctx.cwd)?;
+    policy.tool_caches = crate::tool_caches::resolve(raw.tool_caches.as_ref(), &cache_rules(&policy, &|| confinement(&policy, &[], &ctx.env)), &ctx.env, ctx.platform, &ctx.cwd)?;
     Ok(policy)
 }
 
@@ -473,17 +474,25 @@ fn cache_rules<'a>(p: &'a ResolvedPolicy, confinement: &'a dyn Fn() -> Vec<u8>) 
 /// What bounds a run besides its writable roots, canonically (sorted lists, one JSON text): the
 /// tool caches' scope key (see `tool_caches::scope::of`). With the command's environment `env`, as
 /// a digest (`tool_caches::env_key`): a run given a token must not run what a run without it
-/// planted in its caches.
-fn confinement(p: &ResolvedPolicy, env: &std::collections::BTreeMap<String, String>) -> Vec<u8> {
+/// planted in its caches. `given`: the `readOnlyPaths` as the caller gave them, since the policy's
+/// `read_only_paths` keeps only those outside the writable roots (read-only anyway); those inside
+/// are the roots' own rules, mixed there with `.git` and what the walk found. Found by an
+/// attacker's review (xrun43): a run with `readOnlyPaths: [ws/cfg]` alone planted a tool in its
+/// caches that a run of the same cwd without it ran, and the tool wrote `cfg`. A run given none
+/// keeps the key it had.
+fn confinement(p: &ResolvedPolicy, given: &[String], env: &std::collections::BTreeMap<String, String>) -> Vec<u8> {
     let sorted = |v: &[PathBuf]| {
         let mut v: Vec<String> = v.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         v.sort();
         v
     };
+    let read_only: Vec<PathBuf> = p.read_only_paths.iter().cloned().chain(given.iter().map(PathBuf::from)).collect();
+    let mut read_only = sorted(&read_only);
+    read_only.dedup();
     let mut names = p.protected_names.clone();
     names.sort();
     let value = serde_json::json!({
-        "readOnlyPaths": sorted(&p.read_only_paths),
+        "readOnlyPaths": read_only,
         "denyRead": sorted(&p.deny_read),
         "protectGit": p.protect_git,
         "protectedNames": names,
