@@ -767,3 +767,34 @@ describeKeptAndReported("host42: lazygit's .lazygit.yml (the pager and commands 
 const HOST42_OPAM_REPORTED = ['_opam/.opam-switch/environment', 'sub/_opam/bin/git', '.gitlint', 'sub/.gitlint']
 
 describeKeptAndReported("host42: opam's local switch and gitlint's configuration", [], HOST42_OPAM_REPORTED)
+
+// Found by an attacker's review (host43), each planted with `hostRisks: []` in every mode (review's
+// apply landed it): what the hook managers beside pre-commit and lefthook run on the host's next
+// `git commit`. prek (a pre-commit in Rust) reads `prek.toml` first, then `.pre-commit-config.yaml`,
+// then `.pre-commit-config.yml` (prek.j178.dev, "Choose a config file"), and the hook `prek install`
+// writes names no config ("let prek find it", crates/prek/src/cli/install.rs: unlike pre-commit's
+// `--config=.pre-commit-config.yaml`), so a `prek.toml` beside the reported YAML silently takes its
+// place; a `repo: local` hook's `entry` is any command. CaptainHook's hooks (installed by its
+// Composer plugin after every `composer install`) run the `action` commands of `captainhook.json`;
+// GrumPHP's run its tasks (`shell` runs scripts) from `grumphp.yml`, `grumphp.yaml`,
+// `grumphp.yml.dist` or `grumphp.yaml.dist` (GuessedPathsLocator). Trunk's hooks (installed by
+// itself when an action names a git hook) and its daemon (started by its editor extension as the
+// folder opens: file-change and scheduled triggers) run the `run` commands of the actions
+// `.trunk/trunk.yaml` (and the user's `.trunk/user.yaml`) define. Written by the tools
+// (`prek util yaml-to-toml`, `captainhook configure`, `grumphp configure`, `trunk init` and
+// `trunk upgrade`): reported, as lefthook's are.
+const HOST43_REPORTED = [
+  'prek.toml',
+  '.pre-commit-config.yml',
+  'sub/prek.toml',
+  'captainhook.json',
+  'grumphp.yml',
+  'grumphp.yaml',
+  'grumphp.yml.dist',
+  'grumphp.yaml.dist',
+  '.trunk/trunk.yaml',
+  '.trunk/user.yaml',
+  'sub/.trunk/trunk.yaml',
+]
+
+describeKeptAndReported('host43: the git-hook managers prek, CaptainHook, GrumPHP and Trunk', [], HOST43_REPORTED)

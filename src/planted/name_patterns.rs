@@ -4,7 +4,8 @@
 //! commands of each `*.json` there; `.github` itself is the project's, workflows); and (host25)
 //! bazelisk's `tools/bazel` wrapper (`tools` is the project's own); and (host40) Hermit's
 //! `bin/hermit.hcl` and `bin/activate-hermit` (`bin` is the project's own); and (host30) Copilot CLI's
-//! `.github/lsp.json` and `.github/mcp.json` (it starts the servers listed there). They are
+//! `.github/lsp.json` and `.github/mcp.json` (it starts the servers listed there); and (host43)
+//! Trunk's `.trunk/trunk.yaml` and `.trunk/user.yaml` (the commands of its actions). They are
 //! matched beside the names by the walk and review mode (a suffix and a parent compared per entry,
 //! no lookup of its own), so a run that creates or replaces one says so in `hostRisks` and
 //! review's apply holds it back. `.github/hooks` at a root's or repository's top is also kept as a
@@ -90,6 +91,14 @@ const CONDA_ENV_VARS: &str = "conda activate, pixi run and pixi shell(-hook) exp
 /// The directories whose every entry a conda environment's activation sources or exports.
 const CONDA_SCRIPT_DIRS: &[&str] = &["activate.d", "deactivate.d"];
 
+/// Found by an attacker's review (host43): Trunk runs the `run` command of each action its
+/// `.trunk/trunk.yaml` (and the user's `.trunk/user.yaml`) defines on the git hooks it installs by
+/// itself when an action names one, and on file changes and schedules through its daemon, which
+/// its editor extension starts as the folder opens. A run wrote both with `hostRisks` `[]`. `.trunk`
+/// holds Trunk's own logs and caches and `trunk init`/`trunk upgrade` write the file: report-only.
+const TRUNK: &str = ".trunk";
+const TRUNK_CONFIG: &str = "Trunk runs the run commands of the actions it defines on git hooks (installed by trunk itself), on file changes and on schedules (its daemon, which its editor extension starts when the folder opens)";
+
 /// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
 /// patterns. Only when names are looked for at all (`protectedNames` or `reportedNames` not empty).
 pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str> {
@@ -113,6 +122,9 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
         if name == "activate-hermit" {
             return Some(HERMIT_ACTIVATE);
         }
+    }
+    if parent.is_some_and(|p| p == TRUNK) && (name == "trunk.yaml" || name == "user.yaml") {
+        return Some(TRUNK_CONFIG);
     }
     if name == "bazel" && parent.is_some_and(|p| p == "tools") {
         return Some(BAZEL_WRAPPER);
@@ -177,6 +189,8 @@ mod tests {
         assert!(of_path("w/hermit.hcl".as_ref()).is_none() && of_path("w/bin/hermit".as_ref()).is_none() && of_path("w/sbin/activate-hermit".as_ref()).is_none());
         assert!(of_path("w/.github/lsp.json".as_ref()).is_some() && of_path("w/lsp.json".as_ref()).is_none());
         assert!(of_path("w/.github/mcp.json".as_ref()).is_some() && of_path("w/mcp.json".as_ref()).is_none());
+        assert!(of_path("w/.trunk/trunk.yaml".as_ref()).is_some() && of_path("w/sub/.trunk/user.yaml".as_ref()).is_some());
+        assert!(of_path("w/trunk.yaml".as_ref()).is_none() && of_path("w/.trunk/logs".as_ref()).is_none() && of_path("w/x/user.yaml".as_ref()).is_none());
         assert!(of_path("w/tool/bazel".as_ref()).is_none() && of_path("w/tools/bazelisk".as_ref()).is_none());
         for not in ["w/.code-workspace", "w/proj.code-workspace.bak", "w/hooks", "w/.github", "w/.github/workflows", "w/x/.githubx/hooks"] {
             assert!(of_path(not.as_ref()).is_none(), "{not}");

@@ -404,7 +404,26 @@ const REPORTED: &[(&str, &str)] = &[
     // `.gitlint` on every `git commit`: its `extra-path` is Python it imports (as lint-staged's).
     ("_opam", "an opam local switch: `opam env` (at every prompt through opam's shell hook) and `opam exec` here export its .opam-switch/environment's variables and put its bin first on PATH"),
     (".gitlint", "gitlint (its commit-msg hook, on every git commit) applies it: `extra-path` names Python rules it imports"),
+    // Found by an attacker's review (host43), each planted with `hostRisks: []` (bwrap, Landlock;
+    // review's apply landed them): the hook managers beside pre-commit and lefthook. prek reads
+    // `prek.toml` first, then `.pre-commit-config.yaml`, then `.pre-commit-config.yml`, and the hook
+    // `prek install` writes names none (crates/prek/src/cli/install.rs: "let prek find it"), so a
+    // `prek.toml` silently takes the reported YAML's place. CaptainHook's hooks (its Composer plugin
+    // installs them) run the actions of `captainhook.json`; GrumPHP's its tasks from the first of
+    // its four names (GuessedPathsLocator). The tools write them: reported, as lefthook's are.
+    ("prek.toml", PREK),
+    (".pre-commit-config.yml", PREK),
+    ("captainhook.json", "CaptainHook's git hooks (installed by its Composer plugin on composer install) run the action commands it lists"),
+    ("grumphp.yml", GRUMPHP),
+    ("grumphp.yaml", GRUMPHP),
+    ("grumphp.yml.dist", GRUMPHP),
+    ("grumphp.yaml.dist", GRUMPHP),
 ];
+
+/// What prek does with its configuration (`REPORTED`).
+const PREK: &str = "prek (a pre-commit in Rust) runs the hooks it lists on git hooks once installed: its hook finds prek.toml before .pre-commit-config.yaml and .pre-commit-config.yml";
+/// What GrumPHP does with its configuration (`REPORTED`).
+const GRUMPHP: &str = "GrumPHP's git hooks (installed by its Composer plugin) run the tasks it lists on every commit (`shell` runs scripts)";
 
 /// What Fossil does with a checkout's database (`DEFAULTS`).
 const FOSSIL: &str = "Fossil opens the repository this checkout database names on every command here, and runs its hooks (before-commit) and the programs of its settings (editor, gdiff-command, ssh-command)";
@@ -598,7 +617,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 34] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 37] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -652,6 +671,10 @@ mod tests {
             ("lazygit", [".lazygit.yml"].map(String::from).to_vec(), &protected),
             ("opam", ["_opam"].map(String::from).to_vec(), &reported),
             ("gitlint", [".gitlint"].map(String::from).to_vec(), &reported),
+            // host43: hook managers beside pre-commit and lefthook.
+            ("prek", ["prek.toml", ".pre-commit-config.yaml", ".pre-commit-config.yml"].map(String::from).to_vec(), &reported),
+            ("CaptainHook", ["captainhook.json"].map(String::from).to_vec(), &reported),
+            ("GrumPHP", ["grumphp.yml", "grumphp.yaml", "grumphp.yml.dist", "grumphp.yaml.dist"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
