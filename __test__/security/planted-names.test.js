@@ -798,3 +798,11 @@ const HOST43_REPORTED = [
 ]
 
 describeKeptAndReported('host43: the git-hook managers prek, CaptainHook, GrumPHP and Trunk', [], HOST43_REPORTED)
+
+// The same review (host43), planted with `hostRisks: []` in every mode: the Lua language server
+// takes `.luarc.jsonc` where there is no `.luarc.json` (script/provider/provider.lua:
+// `loadRCConfig(folder.uri, '.luarc.json') or loadRCConfig(folder.uri, '.luarc.jsonc')`), and runs
+// its `runtime.plugin` as the folder opens, as for `.luarc.json` (reported, host25).
+const HOST43_LUARC_REPORTED = ['.luarc.jsonc', 'sub/.luarc.jsonc']
+
+describeKeptAndReported("host43: the Lua language server's .luarc.jsonc", [], HOST43_LUARC_REPORTED)

@@ -418,6 +418,10 @@ const REPORTED: &[(&str, &str)] = &[
     ("grumphp.yaml", GRUMPHP),
     ("grumphp.yml.dist", GRUMPHP),
     ("grumphp.yaml.dist", GRUMPHP),
+    // The same review (host43), planted with `hostRisks: []`: the Lua language server takes
+    // `.luarc.jsonc` where there is no `.luarc.json` (script/provider/provider.lua), its
+    // `runtime.plugin` as well.
+    (".luarc.jsonc", "the Lua language server (where there is no .luarc.json) runs the plugin its runtime.plugin names"),
 ];
 
 /// What prek does with its configuration (`REPORTED`).
@@ -617,7 +621,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 37] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 38] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -675,6 +679,7 @@ mod tests {
             ("prek", ["prek.toml", ".pre-commit-config.yaml", ".pre-commit-config.yml"].map(String::from).to_vec(), &reported),
             ("CaptainHook", ["captainhook.json"].map(String::from).to_vec(), &reported),
             ("GrumPHP", ["grumphp.yml", "grumphp.yaml", "grumphp.yml.dist", "grumphp.yaml.dist"].map(String::from).to_vec(), &reported),
+            ("LuaLS", [".luarc.json", ".luarc.jsonc"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
