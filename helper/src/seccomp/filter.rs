@@ -257,10 +257,10 @@ pub(crate) const NEWEST_JUDGED: u32 = 467;
 
 /// The x32 ABI on x86_64 shares AUDIT_ARCH_X86_64 but sets this bit in the syscall number.
 pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
-/// Every `CLONE_NEW*` flag: NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
 /// A child that shares its parent's descriptor table, and a thread of the caller's process.
 pub(crate) const CLONE_FILES: u32 = 0x0000_0400;
 pub(crate) const CLONE_THREAD: u32 = 0x0001_0000;
+/// Every `CLONE_NEW*` flag: NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
 pub(crate) const CLONE_NEW_MASK: u32 = 0x0000_0080 | 0x0002_0000 | 0x0200_0000 | 0x0400_0000 | 0x0800_0000 | 0x1000_0000 | 0x2000_0000 | 0x4000_0000;
 pub(crate) const TIOCSTI: u32 = 0x5412;
 pub(crate) const TIOCLINUX: u32 = 0x541c;
