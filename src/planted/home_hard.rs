@@ -28,13 +28,13 @@ pub struct Kept {
     /// Configuration files of the host's with more than one name, as they were when the run was
     /// planned (kept as hard-linked hooks are).
     pub shared: Vec<HardLinked>,
-    /// The home's listed directories too large to be read whole (`home_links::cut_short`): the
+    /// The home's listed directories too large to be read whole (`home_links::Found::cut_short`): the
     /// links and files past `home_links::MAX_ENTRIES` were not looked for, here nor as links.
     pub cut: Vec<PathBuf>,
 }
 
 /// The files to look at: the home's listed files, the protected names at its top that are files,
-/// the files directly in its listed directories (`inside`: `home_links::files_in_dirs`), and the global git configuration's files and
+/// the files directly in its listed directories (`inside`: `home_links::Found::files_in_dirs`), and the global git configuration's files and
 /// programs. A symlink among them is followed (`stat`): where it leads may be a hard link too.
 pub fn candidates(bases: &Bases, names: &[String], inside: &[PathBuf], global: &Global) -> Vec<PathBuf> {
     let listed = bases.paths().filter(|(_, dir, _)| !dir).map(|(p, _, _)| p);
@@ -126,7 +126,7 @@ mod tests {
         std::fs::write(home.join(".profile"), "").unwrap();
         let bases = Bases::of([home.clone()].into_iter(), None);
         let names = vec![".bashrc".to_string(), ".profile".to_string()];
-        let paths = candidates(&bases, &names, &home_links::files_in_dirs(&bases, &names), &Global::default());
+        let paths = candidates(&bases, &names, &home_links::all(&bases, &names).files_in_dirs, &Global::default());
         let dev = dots.metadata().unwrap().dev();
         assert!(Kept::of(&paths, &[dev + 1]).shared.is_empty(), "another device: none");
         let kept = Kept::of(&paths, &[dev]);

@@ -21,7 +21,7 @@
 //! only a listed directory is listed, and at most `MAX_ENTRIES` of its entries are read. Found by
 //! an attacker's review: with the home in a writable root, a run made 300,000 names at its top and
 //! the host process kept a listing of every one for its life (98 MB), read again after every change
-//! (740 ms). Past the bound the rest is said in the run's result (`cut_short`).
+//! (740 ms). Past the bound the rest is said in the run's result (`Found::cut_short`).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -48,37 +48,32 @@ pub struct Linked {
 }
 
 /// The linked paths of `bases`' homes and configuration directories, and of the protected
-/// `names` at each home's top.
+/// `names` at each home's top (`all`'s `linked`).
 pub fn linked(bases: &Bases, names: &[String]) -> Vec<Linked> {
-    found(bases, names).0
-}
-
-/// The regular files directly in those of the same paths that are real directories (`~/.ssh/config`
-/// when `~/.ssh` is one), from the same listings: `home_hard` looks at each for other names.
-pub fn files_in_dirs(bases: &Bases, names: &[String]) -> Vec<PathBuf> {
-    found(bases, names).1
-}
-
-/// Of the same paths, the real directories holding more than `MAX_ENTRIES` entries: the links and
-/// files past them were not looked for (said in `sandboxDetails.notEnforced`, `home_hard`).
-pub fn cut_short(bases: &Bases, names: &[String]) -> Vec<PathBuf> {
-    found(bases, names).2
+    all(bases, names).linked
 }
 
 /// Entries read of a listed directory (`~/.ssh`, `~/.local/bin`): the host keeps its links and
 /// files for its life, and `home_hard` `stat`s each file every run.
 pub const MAX_ENTRIES: usize = 1_000;
 
-/// `linked`, `files_in_dirs` and `cut_short`, in that order.
-pub type Found = (Vec<Linked>, Vec<PathBuf>, Vec<PathBuf>);
-
-/// The three at once, for a plan that uses them all (`walk_and_protect`): one check of the memo.
-pub fn all(bases: &Bases, names: &[String]) -> Found {
-    found(bases, names)
+/// What one look at the home's listings finds.
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    /// The linked paths of the homes and configuration directories, and of the protected names at
+    /// each home's top.
+    pub linked: Vec<Linked>,
+    /// The regular files directly in those of the same paths that are real directories
+    /// (`~/.ssh/config` when `~/.ssh` is one): `home_hard` looks at each for other names.
+    pub files_in_dirs: Vec<PathBuf>,
+    /// Of the same paths, the real directories holding more than `MAX_ENTRIES` entries: the links
+    /// and files past them were not looked for (said in `sandboxDetails.notEnforced`, `home_hard`).
+    pub cut_short: Vec<PathBuf>,
 }
 
-/// `linked`, `files_in_dirs` and `cut_short`, remembered together.
-fn found(bases: &Bases, names: &[String]) -> Found {
+/// The three at once, remembered together: a plan that uses them all (`walk_and_protect`) checks
+/// the memo once.
+pub fn all(bases: &Bases, names: &[String]) -> Found {
     if let Some(w) = watch::global() {
         w.drain();
     }
@@ -92,7 +87,7 @@ fn found(bases: &Bases, names: &[String]) -> Found {
         }
     }
     listings.read.clear();
-    let mut out = (Vec::new(), Vec::new(), Vec::new());
+    let mut out = Found::default();
     let named = bases.homes.iter().flat_map(|h| {
         names.iter().map(move |n| (h.as_path(), n.as_str(), names::placeholder_kind(n) == PlaceholderKind::Dir, names::what_it_does(n)))
     });
@@ -103,7 +98,7 @@ fn found(bases: &Bases, names: &[String]) -> Found {
             Some(real) => follow(listings, base, real, rel, dir, what, &mut out),
             // A dangling link on the base's way: all below it leads where the command could
             // create it (`leads_to` follows it).
-            None if dangles(base) => push(&mut out.0, Linked { path: base.join(rel), dir, what }),
+            None if dangles(base) => push(&mut out.linked, Linked { path: base.join(rel), dir, what }),
             None => {}
         }
     }
@@ -242,17 +237,17 @@ fn follow(listings: &mut Listings, base: &Path, real: &Path, rel: &str, dir: boo
         let kind = listings.kind(&at, part.as_ref());
         at.push(part);
         match kind {
-            Some(Kind::Link) => return push(&mut out.0, Linked { path: base.join(rel), dir, what }),
+            Some(Kind::Link) => return push(&mut out.linked, Linked { path: base.join(rel), dir, what }),
             Some(Kind::Dir) if i + 1 == parts.len() => {
                 let Some(whole) = listings.whole(&at) else { return };
                 let named = |kind| whole.entries.iter().filter(move |(_, k)| *k == kind).map(|(n, _)| base.join(rel).join(n));
                 let (links, files, cut): (Vec<PathBuf>, Vec<PathBuf>, bool) = (named(Kind::Link).collect(), named(Kind::File).collect(), whole.cut);
                 for path in links {
-                    push(&mut out.0, Linked { path, dir: false, what });
+                    push(&mut out.linked, Linked { path, dir: false, what });
                 }
-                out.1.extend(files.into_iter().filter(|f| !out.1.contains(f)).collect::<Vec<_>>());
-                if cut && !out.2.contains(&base.join(rel)) {
-                    out.2.push(base.join(rel));
+                out.files_in_dirs.extend(files.into_iter().filter(|f| !out.files_in_dirs.contains(f)).collect::<Vec<_>>());
+                if cut && !out.cut_short.contains(&base.join(rel)) {
+                    out.cut_short.push(base.join(rel));
                 }
             }
             Some(Kind::Dir) => {}
@@ -311,7 +306,7 @@ struct Listings {
     batch: Option<Vec<PathBuf>>,
 }
 
-/// `found`'s last answer and the directories it consulted.
+/// `all`'s last answer and the directories it consulted.
 struct Memo {
     bases: Bases,
     names: Vec<String>,
@@ -341,7 +336,7 @@ impl Listings {
         self.kind_unnoted(dir, name)
     }
 
-    /// `kind`, not counted among the directories `found`'s answer rests on (`way`'s lookups).
+    /// `kind`, not counted among the directories `all`'s answer rests on (`way`'s lookups).
     fn kind_unnoted(&mut self, dir: &Path, name: &std::ffi::OsStr) -> Option<Kind> {
         if name.is_empty() || name == "." || name == ".." || name.as_encoded_bytes().contains(&b'/') {
             return None;
@@ -412,7 +407,7 @@ impl Listings {
         }
     }
 
-    /// What was seen of `dir` (noted among the directories `found`'s answer rests on).
+    /// What was seen of `dir` (noted among the directories `all`'s answer rests on).
     fn listing(&mut self, dir: &Path) -> Option<&mut Listing> {
         self.note_read(dir);
         self.fresh(dir)
@@ -656,8 +651,8 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(5));
         linked(&bases, &names);
         assert!(kept(&home.join(".ssh")) <= MAX_ENTRIES, "{} kept of .ssh", kept(&home.join(".ssh")));
-        assert_eq!(cut_short(&bases, &names), vec![home.join(".ssh")]);
-        let said = super::super::home_hard::Kept { shared: Vec::new(), cut: cut_short(&bases, &names) }.not_enforced();
+        assert_eq!(all(&bases, &names).cut_short, vec![home.join(".ssh")]);
+        let said = super::super::home_hard::Kept { shared: Vec::new(), cut: all(&bases, &names).cut_short }.not_enforced();
         assert!(said[0].contains(&format!("{} holds more than", home.join(".ssh").display())), "{said:?}");
     }
 

@@ -365,7 +365,7 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // the home (the carve only records; placeholders are made later, by the runner), and the next
     // plan asks the listings anew.
     let home_found = home_links::all(&home, names);
-    c.home(&home, names, &home_found.0, at_first_missing, &tops, policy.reviewed);
+    c.home(&home, names, &home_found.linked, at_first_missing, &tops, policy.reviewed);
     c.global_git(at_first_missing, policy.reviewed);
     // Those of the home's files and the global git configuration's that are hard links, which no
     // carve-out covers through their other names (`home_hard`): a `stat` each.
@@ -377,11 +377,11 @@ pub fn walk_and_protect(policy: Walked) -> Result<(), Abandoned> {
     // read-only run (no such device) lists none of the home's directories for it.
     let mut home_hard = match devices.is_empty() {
         true => home_hard::Kept::default(),
-        false => home_hard::Kept::of(&home_hard::candidates(&home, names, &home_found.1, &c.global), &devices),
+        false => home_hard::Kept::of(&home_hard::candidates(&home, names, &home_found.files_in_dirs, &c.global), &devices),
     };
     // Listed home directories past the listing's bound, said whatever the devices (a link there
     // may lead into any root).
-    home_hard.cut = home_found.2;
+    home_hard.cut = home_found.cut_short;
     // The programs each `.cargo` the walk found names by path (`cargo_programs`), kept with the
     // programs the repositories' git configurations name.
     c.cargo_programs(&found.named);
