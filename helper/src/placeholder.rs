@@ -345,10 +345,18 @@ fn ghost_locked_by_a_visible_process(dev: u64, ino: u64) -> bool {
 /// process that has ended (the `fdinfo` shows its holder's locks only). A live locker reads as its pid.
 #[cfg(target_os = "linux")]
 fn ghost_lock_line(line: &str) -> bool {
-    let Some(rest) = line.strip_prefix("lock:") else { return false };
-    let mut words = rest.split_whitespace().skip_while(|w| *w != "POSIX");
-    // POSIX, ADVISORY, the type, then the owner's pid.
-    words.nth(3) == Some("0")
+    line.strip_prefix("lock:").and_then(posix_lock).is_some_and(|(_, owner)| owner == "0")
+}
+
+/// The type (`READ`, `WRITE`) and the owner's pid of a held POSIX lock, as a `/proc/locks` line
+/// (and an `fdinfo`'s `lock:` line past its prefix) shows it: `1: POSIX  ADVISORY  READ 1
+/// fe:00:2015234 0 EOF`; `None` for another kind of lock, and for a waiter's line (`->`).
+fn posix_lock(line: &str) -> Option<(&str, &str)> {
+    if line.contains("->") {
+        return None;
+    }
+    let f: Vec<&str> = line.split_whitespace().collect();
+    (f.len() >= 5 && f[1] == "POSIX").then(|| (f[3], f[4]))
 }
 
 /// Plans hold no directory where placeholders are not made (macOS: the profile denies instead).
@@ -411,14 +419,7 @@ pub fn init_s_locks() -> Option<String> {
 /// pid namespace shows it: the helper inside waits until bwrap's pid 1 holds all of them before it
 /// lets go of the directories' `flock`s (see the helper's `--await-init-locks`).
 pub fn posix_read_locks_of(locks: &str, pid: u32) -> usize {
-    locks
-        .lines()
-        .filter(|l| !l.contains("->"))
-        .filter(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            f.len() >= 5 && f[1] == "POSIX" && f[3] == "READ" && f[4].parse::<u32>() == Ok(pid)
-        })
-        .count()
+    locks.lines().filter_map(posix_lock).filter(|(kind, owner)| *kind == "READ" && owner.parse::<u32>() == Ok(pid)).count()
 }
 
 /// A placeholder's name as the protocol carries it: one path component.
