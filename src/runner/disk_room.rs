@@ -35,7 +35,9 @@ struct Space {
 impl Space {
     fn of(path: &Path) -> Option<Space> {
         let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+        // SAFETY: an all-zero `statvfs` is a valid value for the call to overwrite.
         let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: a NUL-terminated path and a writable `statvfs`.
         if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
             return None;
         }
