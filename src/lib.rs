@@ -37,6 +37,7 @@ pub mod path_split;
 pub mod presence;
 pub mod search_blocker;
 pub mod tool_caches;
+pub mod whole_file;
 #[cfg(all(test, target_os = "linux"))]
 mod test_capabilities;
 #[cfg(test)]

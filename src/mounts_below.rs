@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// mount points are the paths bwrap binds); empty when it cannot be read (the overlay's own mount
 /// then fails as before, with its own error).
 pub fn table() -> Vec<(PathBuf, String)> {
-    match std::fs::read("/proc/self/mountinfo") {
+    match crate::whole_file::read("/proc/self/mountinfo", crate::whole_file::MOUNT_TABLE) {
         Ok(t) => parse(&t),
         Err(_) => Vec::new(),
     }

@@ -141,7 +141,7 @@ pub(super) struct Stat {
 #[cfg(target_os = "linux")]
 fn read_stat(pid: i32) -> Option<Stat> {
     counted();
-    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+    parse_stat(&crate::whole_file::read_to_string(format!("/proc/{pid}/stat"), crate::whole_file::PROC_FILE).ok()?)
 }
 
 /// Fields 3 (state), 4 (ppid), 14..=17 (times) and 20 (threads) of /proc/PID/stat.
@@ -158,7 +158,7 @@ pub(super) fn parse_stat(text: &str) -> Option<Stat> {
 #[cfg(target_os = "linux")]
 fn peak_rss_bytes(pid: i32) -> Option<f64> {
     counted();
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let text = crate::whole_file::read_to_string(format!("/proc/{pid}/status"), crate::whole_file::PROC_FILE).ok()?;
     let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024.0)
@@ -173,7 +173,7 @@ fn children(pid: i32, stat: &Stat) -> (Vec<i32>, usize) {
     let parse = |list: String| list.split_whitespace().filter_map(|c| c.parse::<i32>().ok()).collect::<Vec<_>>();
     counted();
     if stat.threads == 1 && stat.state != b'Z' {
-        return (std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).map(parse).unwrap_or_default(), 1);
+        return (crate::whole_file::read_to_string(format!("/proc/{pid}/task/{pid}/children"), crate::whole_file::PROC_FILE).map(parse).unwrap_or_default(), 1);
     }
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return (Vec::new(), 1) };
     let mut out = Vec::new();
@@ -181,7 +181,7 @@ fn children(pid: i32, stat: &Stat) -> (Vec<i32>, usize) {
     for task in tasks.flatten() {
         counted();
         listed += 1;
-        out.extend(std::fs::read_to_string(task.path().join("children")).map(parse).unwrap_or_default());
+        out.extend(crate::whole_file::read_to_string(task.path().join("children"), crate::whole_file::PROC_FILE).map(parse).unwrap_or_default());
     }
     (out, listed.max(1))
 }

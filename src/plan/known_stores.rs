@@ -183,13 +183,14 @@ fn read(path: &Path) -> (Vec<PathBuf>, u64) {
     if !meta.is_file() || meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o022 != 0 {
         return (Vec::new(), 0);
     }
-    let mut bytes = Vec::new();
     // Read whole: only this user's processes write it, one line per live store (a prune keeps no
     // other), and every run covers every one of them anyway. Before, the first 256 KiB were read
     // (about 5,000 stores), and a prune, which every run made past `PRUNE_AT`, dropped the rest.
-    if (&mut f).take(READ_AT_MOST).read_to_end(&mut bytes).is_err() {
-        return (Vec::new(), 0);
-    }
+    // Into a buffer of the size fstat gave (and one byte more, for the end): two reads, where
+    // `take`'s reader, which has no size to give, made std probe and double from 32 bytes (8 reads
+    // of a 1 KiB list, three lists a workspace-write run).
+    let first = meta.len().min(READ_AT_MOST) as usize + 1;
+    let Ok(bytes) = crate::whole_file::read_from((&mut f).take(READ_AT_MOST), first) else { return (Vec::new(), 0) };
     // A list read in part is never pruned (size 0): the prune would drop what was not read.
     let size = if meta.len() > READ_AT_MOST { 0 } else { meta.len() };
     (complete_lines(&bytes).map(|l| PathBuf::from(std::ffi::OsStr::from_bytes(l))).collect(), size)

@@ -102,7 +102,7 @@ impl MountTable {
     /// The table's bytes. One that cannot be read fails the check asking (`what` for): it was
     /// taken as no mount at all.
     pub(crate) fn bytes(&self, what: &str) -> Result<&[u8]> {
-        let read = self.table.get_or_init(|| std::fs::read("/proc/self/mountinfo"));
+        let read = self.table.get_or_init(|| crate::whole_file::read("/proc/self/mountinfo", crate::whole_file::MOUNT_TABLE));
         read.as_deref().map_err(|e| {
             let why = format!("reading /proc/self/mountinfo ({what}): {}", sandspawn_helper::report::os_words(e));
             crate::error::SandboxError::setup_failed_for(why, "mount /proc, or run where the mount table can be read")

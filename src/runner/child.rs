@@ -120,7 +120,7 @@ impl Child {
     /// program alone, it looked like setup and kill() held its signal back.
     fn command_started(&self, state: &State) -> bool {
         let Some(init) = state.init_pid else { return false };
-        let Ok(children) = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children")) else { return false };
+        let Ok(children) = crate::whole_file::read_to_string(format!("/proc/{init}/task/{init}/children"), crate::whole_file::PROC_FILE) else { return false };
         children.split_whitespace().any(|c| {
             std::fs::read_link(format!("/proc/{c}/exe")).is_ok_and(|exe| !self.setup_programs.contains(&exe))
                 || seccomp_filters(c).zip(*OWN_FILTERS).is_some_and(|(theirs, ours)| theirs > ours)
@@ -322,6 +322,6 @@ static OWN_FILTERS: std::sync::LazyLock<Option<u32>> = std::sync::LazyLock::new(
 /// How many seccomp filters `pid` runs under (`Seccomp_filters` in its status, Linux 5.9+);
 /// `None` where the kernel does not say or the process is gone.
 fn seccomp_filters(pid: &str) -> Option<u32> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let status = crate::whole_file::read_to_string(format!("/proc/{pid}/status"), crate::whole_file::PROC_FILE).ok()?;
     status.lines().find_map(|l| l.strip_prefix("Seccomp_filters:")).and_then(|v| v.trim().parse().ok())
 }

@@ -69,7 +69,7 @@ pub fn pin_sandbox_init(_pid: i32, _ns_inode: u64) -> Option<OwnedFd> {
 /// The process group id and parent pid from `/proc/<pid>/stat` (after the `(comm)` field).
 #[cfg(target_os = "linux")]
 fn pgrp_and_ppid(pid: i32) -> Option<(i32, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let stat = crate::whole_file::read_to_string(format!("/proc/{pid}/stat"), crate::whole_file::PROC_FILE).ok()?;
     let mut rest = sandspawn_helper::proc_stat::fields(&stat)?;
     let ppid = rest.nth(1)?.parse().ok()?;
     let pgrp = rest.next()?.parse().ok()?;

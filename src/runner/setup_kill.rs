@@ -29,7 +29,7 @@ pub(super) fn end_sandbox_in_setup(bwrap: Pid, init: Option<i32>) -> Vec<OwnedFd
     let pid = bwrap.as_raw();
     let _ = kill(bwrap, Signal::SIGSTOP);
     let mut pinned = Vec::new();
-    if let Ok(children) = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")) {
+    if let Ok(children) = crate::whole_file::read_to_string(format!("/proc/{pid}/task/{pid}/children"), crate::whole_file::PROC_FILE) {
         for c in children.split_whitespace().filter_map(|c| c.parse::<i32>().ok()) {
             pinned.extend(super::reap::pidfd_open(c));
             let _ = kill(Pid::from_raw(c), Signal::SIGKILL);
