@@ -171,6 +171,38 @@ print("got", os.read(r_out, 4096).decode().strip())
     assert.match(r.stdout, /^stdin-nonblock False stdout-nonblock False stdout-append False$/m, r.stdout + r.stderr)
   })
 
+  // Found by an attacker's review (kern44): a regular file among the inherited stdio is left as
+  // given (it cannot be opened again: its offset must stay the caller's, or a shell's `{ plan; echo
+  // after; } > log` would write over the command's output), so its status flags are the caller's
+  // open file. The command's fcntl(1, F_SETFL, O_DIRECT) outlived the run: every later write of the
+  // caller's from an unaligned buffer got EINVAL (a Node host's next console.log threw, uncaught; a
+  // shell's echo failed). The control, the same command without a sandbox, shows the flag sticks.
+  test("buildSandboxCommand with a regular file as stdout: the command cannot turn O_DIRECT on the caller's open file", { skip: !which('python3') && 'no python3' }, (t) => {
+    const { ws, out } = tempTree(t)
+    const direct = ['python3', '-c', 'import errno, fcntl, os\ntry:\n    fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_DIRECT)\n    r = "ok"\nexcept OSError as e:\n    r = errno.errorcode[e.errno]\nos.write(2, ("setfl " + r + "\\n").encode())']
+    // The caller opens its log for appending, gives it as stdout, then writes its own line.
+    const caller = `
+import errno, fcntl, json, os, subprocess, sys
+plan = json.loads(sys.argv[1])
+def given(label, argv, env, cwd, log):
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    p = subprocess.run(argv, cwd=cwd, env=env, stdout=fd, stderr=subprocess.PIPE)
+    direct = bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_DIRECT)
+    try:
+        os.write(fd, b"host line after the run\\n")
+        w = "ok"
+    except OSError as e:
+        w = errno.errorcode[e.errno]
+    print(label, p.stderr.decode().strip().replace("\\n", " | "), "direct", direct, "write", w)
+given("control", json.loads(sys.argv[3]), None, plan["cwd"], sys.argv[2] + "/control.log")
+given("sandboxed", [plan["program"]] + plan["args"], plan["env"], plan["cwd"], sys.argv[2] + "/sandboxed.log")
+`
+    const plan = require(ROOT).buildSandboxCommand(direct, { cwd: ws })
+    const r = spawnSync('python3', ['-c', caller, JSON.stringify(plan), out, JSON.stringify(direct)], { encoding: 'utf8', timeout: 30000 })
+    assert.match(r.stdout, /^control setfl ok direct True write /m, `the probe cannot tell here (no O_DIRECT on ${out}'s filesystem?)\n${r.stdout}${r.stderr}`)
+    assert.match(r.stdout, /^sandboxed setfl EINVAL direct False write ok$/m, `the command's O_DIRECT is on the caller's open file after the run\n${r.stdout}${r.stderr}`)
+  })
+
   // Found by an attacker's review (fix31) of kern30's fix: a pipe the helper may not open again
   // (another user's: its inode is its creator's, mode 0600) was left as given, its status flags
   // still the caller's open file. A root process (a CI agent) that ran a plan as another user with

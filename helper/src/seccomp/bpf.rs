@@ -32,7 +32,7 @@ pub fn program(arch: Arch, f: Filter) -> Vec<Insn> {
     p.push((RET_K, 0, 0, RET_ENOSYS));
     let mut by_number: Vec<(u32, Check)> = rules(f).into_iter().map(|(sys, check)| (sys.number(arch), check)).collect();
     by_number.sort_by_key(|(nr, _)| *nr);
-    p.extend(tree(&by_number));
+    p.extend(tree(&by_number, arch));
     p
 }
 
@@ -43,11 +43,11 @@ const LINEAR: usize = 3;
 /// search, so a syscall costs a handful of comparisons whatever the list's length, and so does the
 /// kernel's emulation of the filter for every syscall number when it builds its cache. Every path
 /// ends in a return.
-fn tree(rules: &[(u32, Check)]) -> Vec<Insn> {
+fn tree(rules: &[(u32, Check)], arch: Arch) -> Vec<Insn> {
     if rules.len() <= LINEAR {
         let mut p = Vec::new();
         for (nr, check) in rules {
-            let block = check_block(*check);
+            let block = check_block(*check, arch);
             // Not this syscall: skip its block. The accumulator still holds the number there.
             p.push((JEQ_K, 0, u8::try_from(block.len()).expect("short block"), *nr));
             p.extend(block);
@@ -56,7 +56,7 @@ fn tree(rules: &[(u32, Check)]) -> Vec<Insn> {
         return p;
     }
     let (low, high) = rules.split_at(rules.len() / 2);
-    let left = tree(low);
+    let left = tree(low, arch);
     // At or above the first number of the upper half: jump over the lower half's code. A
     // conditional jump reaches 255 instructions; past that (the Landlock mode's filter with its
     // shield, once the socket rule checked types) it lands on an unconditional one, which reaches
@@ -66,12 +66,13 @@ fn tree(rules: &[(u32, Check)]) -> Vec<Insn> {
         Err(_) => vec![(JGE_K, 0, 1, high[0].0), (JA, 0, 0, u32::try_from(left.len()).expect("filter under 2^32 instructions"))],
     };
     p.extend(left);
-    p.extend(tree(high));
+    p.extend(tree(high, arch));
     p
 }
 
-/// The instructions of one rule after its syscall matched; every block ends in a return.
-pub(super) fn check_block(check: Check) -> Vec<Insn> {
+/// The instructions of one rule after its syscall matched, for `arch` (whose flag bits some rules
+/// test); every block ends in a return.
+pub(super) fn check_block(check: Check, arch: Arch) -> Vec<Insn> {
     match check {
         Check::Ret(ret) => vec![(RET_K, 0, 0, ret)],
         Check::ArgMask(off, mask) => vec![(LD_W_ABS, 0, 0, off), (JSET_K, 0, 1, mask), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
@@ -83,6 +84,7 @@ pub(super) fn check_block(check: Check) -> Vec<Insn> {
         Check::ArgAmong(off, values) => arg_in(off, &values, RET_EPERM, RET_ALLOW),
         Check::ArgIn(off, values) => arg_in(off, values, RET_EPERM, RET_ALLOW),
         Check::ArgInAnswers(off, values, ret) => arg_in(off, values, ret, RET_ALLOW),
+        Check::FcntlOf(commands) => fcntl_of(commands, arch.o_direct()),
         Check::UnixPairOf(types) => unix_pair_of(types),
         Check::SocketOf(families) => socket_of(families),
         Check::OptionsIn(levels) => options_in(levels),
@@ -117,6 +119,16 @@ fn arg_in(off: u32, values: &[u32], hit: u32, miss: u32) -> Vec<Insn> {
     }
     b.push((RET_K, 0, 0, miss));
     b.push((RET_K, 0, 0, hit));
+    b
+}
+
+/// `fcntl(fd, cmd, arg)`: EPERM when the command is one of `commands`; `F_SETFL` with `o_direct`
+/// among the flags is answered EINVAL; anything else allowed. Both are the kernel's unsigned ints:
+/// their low halves are judged.
+fn fcntl_of(commands: &[u32], o_direct: u32) -> Vec<Insn> {
+    // Another command than F_SETFL: jump over the flags' load, test and two returns, to arg_in.
+    let mut b = vec![(LD_W_ABS, 0, 0, OFF_ARG1_LO), (JEQ_K, 0, 4, F_SETFL), (LD_W_ABS, 0, 0, OFF_ARG2_LO), (JSET_K, 0, 1, o_direct), (RET_K, 0, 0, RET_EINVAL), (RET_K, 0, 0, RET_ALLOW)];
+    b.extend(arg_in(OFF_ARG1_LO, commands, RET_EPERM, RET_ALLOW));
     b
 }
 

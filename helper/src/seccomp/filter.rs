@@ -20,6 +20,14 @@ impl Arch {
         }
     }
 
+    /// `O_DIRECT`, whose bit differs: on aarch64 x86_64's is `O_DIRECTORY` (`asm/fcntl.h`).
+    pub(crate) fn o_direct(self) -> u32 {
+        match self {
+            Arch::X86_64 => 0o40000,
+            Arch::Aarch64 => 0o200000,
+        }
+    }
+
     /// `AUDIT_ARCH_*`: what the kernel reports in `seccomp_data.arch`.
     pub(crate) fn audit_arch(self) -> u32 {
         match self {
@@ -138,6 +146,9 @@ pub enum Check {
     /// `socketpair`: EPERM unless the domain is `AF_UNIX` and the type, without its flags
     /// (`SOCK_TYPE_MASK`), is one of these.
     UnixPairOf(&'static [u32]),
+    /// `fcntl(fd, cmd, arg)`: EPERM when the command is one of these; `RET_EINVAL` when it is
+    /// `F_SETFL` and the flags hold `O_DIRECT` (the architecture's bit, `Arch::o_direct`).
+    FcntlOf(&'static [u32]),
     /// `socket`: EPERM unless the domain is one of these families; ESOCKTNOSUPPORT when the family
     /// lists its types and the type (without its flags) is not among them; EPROTONOSUPPORT when
     /// the family lists its protocols and the protocol is not among them.
@@ -158,6 +169,9 @@ pub const RET_ENOMEM: u32 = 0x0005_0000 | 12; // SECCOMP_RET_ERRNO | ENOMEM
 /// with no errno returns 0). For advice a kernel is free to ignore (`posix_fadvise`, `madvise`),
 /// whose callers go on as if it had been taken.
 pub const RET_DONE: u32 = 0x0005_0000; // SECCOMP_RET_ERRNO | 0
+/// What a file without direct I/O answers `fcntl(F_SETFL, O_DIRECT)` (the same number on x86_64 and
+/// aarch64): a tmpfs before Linux 6.6, a FUSE mount without it.
+pub const RET_EINVAL: u32 = 0x0005_0000 | 22; // SECCOMP_RET_ERRNO | EINVAL
 /// What a kernel without a protocol answers `socket()` (the same number on x86_64 and aarch64):
 /// programs that probe for one (Go's MPTCP, libaudit's callers) take it as "not here" and go on.
 pub const RET_EPROTONOSUPPORT: u32 = 0x0005_0000 | 93; // SECCOMP_RET_ERRNO | EPROTONOSUPPORT
@@ -328,6 +342,9 @@ pub(crate) const FUTEX_CMP_REQUEUE: u32 = 4;
 pub(crate) const FUTEX_WAIT_REQUEUE_PI: u32 = 11;
 pub(crate) const FUTEX_WAIT_REQUEUE_PI_REALTIME: u32 = 256 | 11;
 pub(crate) const FUTEX_CMP_REQUEUE_PI: u32 = 12;
+/// `fcntl`'s setting of a descriptor's status flags, those of its open file (shared by every
+/// descriptor a dup or a fork made of it, the caller's inherited stdio among them).
+pub(crate) const F_SETFL: u32 = 4;
 /// `fcntl` commands naming the process the kernel signals when a descriptor is ready.
 pub(crate) const F_SETOWN: u32 = 8;
 pub(crate) const F_SETOWN_EX: u32 = 15;

@@ -546,7 +546,7 @@ fn the_search_agrees_with_the_rules_for_every_number() {
                     let expect = match rules.iter().find(|(sys, _)| sys.number(arch) == nr) {
                         _ if nr > NEWEST_JUDGED => RET_ENOSYS,
                         None => RET_ALLOW,
-                        Some((_, check)) => run(&check_block(*check), audit, nr, args),
+                        Some((_, check)) => run(&check_block(*check, arch), audit, nr, args),
                     };
                     assert_eq!(run(&p, audit, nr, args), expect, "{arch:?} {f:?} nr {nr} args {args:?}");
                 }
@@ -681,6 +681,35 @@ fn file_leases_and_write_hints_are_refused_in_every_filter() {
             for cmd in [1, 2, 4, 6, 7, 36, 37, 38, 1025, 1030, F_GETPIPE_SZ, F_GET_RW_HINT, F_GETDELEG] {
                 assert_eq!(fcntl(cmd), RET_ALLOW, "{f:?} fcntl {cmd}");
             }
+        }
+    }
+}
+
+/// Found by an attacker's review (kern44): a regular file among a plan's inherited stdio (a host
+/// whose stdout is a log file, under `stdio: 'inherit'`) is the caller's open file, and the
+/// command's `fcntl(1, F_SETFL, O_DIRECT)` outlived the run: the caller's next write from an
+/// unaligned buffer got `EINVAL` (its Node threw). Turning `O_DIRECT` on through `F_SETFL` is
+/// answered `EINVAL` in every filter (the bit is the architecture's: 0o40000 on x86_64, 0o200000 on
+/// aarch64, where 0o40000 is `O_DIRECTORY`); every other flag, and `F_SETFL` without it, pass.
+#[test]
+fn direct_io_cannot_be_turned_on_through_f_setfl_in_every_filter() {
+    const F_GETFL: u64 = 3;
+    const F_SETFL: u64 = 4;
+    const O_NONBLOCK: u64 = 0o4000;
+    const O_APPEND: u64 = 0o2000;
+    const RET_EINVAL: u32 = 0x0005_0000 | 22;
+    for (arch, audit, o_direct, o_directory) in [(Arch::X86_64, X86, 0o40000u64, 0o200000u64), (Arch::Aarch64, ARM, 0o200000, 0o40000)] {
+        let shielded = Filter { sockets: Sockets::None, tracing: Tracing::Denied, shield: Some(4242) };
+        for f in filters().into_iter().chain([shielded]) {
+            let p = program(arch, f);
+            let fcntl = |cmd: u64, arg: u64| run3(&p, audit, Sys::Fcntl.number(arch), [1, cmd, arg]);
+            assert_eq!(fcntl(F_SETFL, o_direct), RET_EINVAL, "{arch:?} {f:?}");
+            assert_eq!(fcntl(F_SETFL, O_APPEND | O_NONBLOCK | o_direct), RET_EINVAL, "{arch:?} {f:?}");
+            assert_eq!(fcntl(0xffff_ffff_0000_0000 | F_SETFL, 0xffff_ffff_0000_0000 | o_direct), RET_EINVAL, "{arch:?} {f:?}: high halves ignored as the kernel ignores them");
+            for arg in [0, O_NONBLOCK, O_APPEND | O_NONBLOCK, o_directory, 0xffff_ffff_0000_0000] {
+                assert_eq!(fcntl(F_SETFL, arg), RET_ALLOW, "{arch:?} {f:?} F_SETFL {arg:#o}");
+            }
+            assert_eq!(fcntl(F_GETFL, o_direct), RET_ALLOW, "{arch:?} {f:?}: another command's argument is not judged");
         }
     }
 }
