@@ -1349,6 +1349,45 @@ print('set', flush=True)
   }
 })
 
+// Found by an attacker's review (kern44): a direct run set inode flags on the workspace's top
+// (`chattr +dS .`: FS_IOC_SETFLAGS, which needs only the owner and a writable mount) and hostRisks
+// was []: the flags stayed on the host's directory, and ext4 passes nodump and sync on to every
+// file and directory the host makes there afterwards (backups that honour nodump, `dump` and `borg
+// --exclude-nodump`, skip them; each write waits for the disk). The Landlock mode's filter refuses
+// the request (its inode attributes).
+describe("a writable root's top given inode flags by a direct run", () => {
+  const flags = (p) => Number(execFileSync('python3', ['-c', 'import fcntl, os, struct, sys\nfd = os.open(sys.argv[1], os.O_RDONLY)\nprint(struct.unpack("i", fcntl.ioctl(fd, 0x80086601, bytes(4)))[0])', p], { encoding: 'utf8' }))
+  const script = `import fcntl, os, struct
+fd = os.open('.', os.O_RDONLY)
+now = struct.unpack('i', fcntl.ioctl(fd, 0x80086601, bytes(4)))[0]
+fcntl.ioctl(fd, 0x40086602, struct.pack('i', now | 0x40 | 0x8))
+print('set', flush=True)
+`
+  for (const mechanism of ['bwrap', 'landlock']) {
+    test(`${mechanism}: nodump and sync turned on at the top are a permissions-changed host risk naming the fix`, { skip: which('python3') === null && 'python3 is not installed' }, async (t) => {
+      const tree = tempTree(t)
+      t.after(() => { try { execFileSync('python3', ['-c', 'import fcntl, os, struct, sys\nfd = os.open(sys.argv[1], os.O_RDONLY)\nfcntl.ioctl(fd, 0x40086602, struct.pack("i", 0))', tree.ws]) } catch {} })
+      const options = { cwd: tree.ws, sandbox: WW }
+      if (mechanism === 'landlock') options.linux = { allow: ['landlock'] }
+      const r = await sandspawn.spawnSandboxed(['python3', '-c', script], options)
+      if (r.exitCode !== 0 && /Operation not supported|Inappropriate ioctl/.test(r.stderr)) return t.skip('no inode flags on this filesystem')
+      if (r.exitCode !== 0 && /Operation not permitted/.test(r.stderr)) {
+        // Refused (the Landlock mode's filter): nothing set.
+        assert.equal(flags(tree.ws) & 0x48, 0, 'refused: no flag there')
+        return
+      }
+      assert.equal(r.exitCode, 0, show(r))
+      fs.mkdirSync(path.join(tree.ws, 'node_modules'))
+      assert.equal(flags(path.join(tree.ws, 'node_modules')) & 0x48, 0x48, "the host's next directory there has them")
+      const risks = r.hostRisks.filter((h) => h.kind === 'permissions-changed' && h.path === tree.ws)
+      assert.equal(risks.length, 1, `hostRisks: ${JSON.stringify(r.hostRisks)}`)
+      assert.match(risks[0].detail, /chattr -Sd /)
+      const again = await sh('true', options)
+      assert.deepEqual(again.hostRisks.filter((h) => h.kind === 'permissions-changed'), [], 'flags already there before the run')
+    })
+  }
+})
+
 // Found by an attacker's review (fix32) of rfix31's top ACLs: they were read into a 4 KiB buffer,
 // and an ACL longer than that (ext4 keeps one within a block, but tmpfs, XFS and btrfs take up to
 // 64 KiB: a workspace in a tmpfs /tmp, as Fedora and Arch mount it) read as none. A bwrap run set

@@ -145,7 +145,7 @@ impl Baseline {
 
     /// Each writable root's top and its `.git` that existed before the run, with its `(device, inode)`.
     pub fn identities(&self) -> impl Iterator<Item = (&std::path::Path, (u64, u64))> {
-        self.top_modes.iter().map(|(p, id, _, _)| (p.as_path(), *id))
+        self.top_modes.iter().map(|(p, id, ..)| (p.as_path(), *id))
     }
 }
 

@@ -63,6 +63,7 @@ mod listing;
 mod named_stamp;
 mod opened_tops;
 mod top_acls;
+mod top_flags;
 mod stamped_names;
 mod store_configs;
 mod vouch;

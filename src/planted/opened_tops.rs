@@ -10,17 +10,21 @@
 //! run reads listings, not every entry's mode). Their ACLs too (`top_acls`): a default ACL
 //! (`setfacl -d -m o::rwx .`) left the top's mode as it was and opened every name the host's tools
 //! made there afterwards (found by an attacker's review, rfix31); one that changed is reported.
+//! And their inode flags (`top_flags`): ext4 passes nodump and sync on to every name made there
+//! later (found by an attacker's review, kern44); one turned on is reported.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
 use super::top_acls::{self, Acls};
+use super::top_flags;
 
 /// Group and other write.
 const OTHERS_WRITE: u32 = 0o022;
 
-/// Each top and its `.git` as they were before the run: `(device, inode)`, permission bits and ACLs.
-pub type TopModes = Vec<(PathBuf, (u64, u64), u32, Acls)>;
+/// Each top and its `.git` as they were before the run: `(device, inode)`, permission bits, ACLs and
+/// inode flags.
+pub type TopModes = Vec<(PathBuf, (u64, u64), u32, Acls, Option<u32>)>;
 
 /// The entries of `paths` that exist, as `TopModes` records them.
 pub fn taken(paths: impl Iterator<Item = PathBuf>) -> TopModes {
@@ -28,7 +32,8 @@ pub fn taken(paths: impl Iterator<Item = PathBuf>) -> TopModes {
         .filter_map(|p| {
             let m = p.symlink_metadata().ok()?;
             let acls = top_acls::of(&p);
-            Some((p, (m.dev(), m.ino()), m.mode() & 0o7777, acls))
+            let flags = top_flags::of(&p);
+            Some((p, (m.dev(), m.ino()), m.mode() & 0o7777, acls, flags))
         })
         .collect()
 }
@@ -41,11 +46,23 @@ pub struct Opened {
     pub now: u32,
     /// An ACL of it set or changed during the run (the mode bits need not say so).
     pub acl_changed: bool,
+    /// The inode flags turned on during the run, as `chattr` letters (`""`: none).
+    pub flags_on: String,
 }
 
 impl Opened {
     /// What `detect` says of it (a `permissions-changed` host risk), with the fix.
     pub fn detail(&self) -> String {
+        if !self.flags_on.is_empty() && !self.acl_changed && self.now & OTHERS_WRITE & !self.was == 0 {
+            return format!(
+                "had inode flags turned on during the run (lsattr -d {} shows them): the filesystem passes them on to \
+                 every file and directory made there later, which backups honouring nodump skip and whose writes \
+                 wait for the disk (sync). If you did not set them yourself: chattr -{} {}",
+                self.path.display(),
+                self.flags_on,
+                self.path.display()
+            );
+        }
         if self.acl_changed {
             return format!(
                 "had its ACL set or changed during the run (mode {:04o} before, {:04o} now): an ACL can give other users \
@@ -75,12 +92,13 @@ impl Opened {
 pub fn opened(before: &TopModes) -> Vec<Opened> {
     before
         .iter()
-        .filter_map(|(p, id, was, acls)| {
+        .filter_map(|(p, id, was, acls, flags)| {
             let now = p.symlink_metadata().ok().filter(|m| m.is_dir() && (m.dev(), m.ino()) == *id)?;
             let mode = now.mode() & 0o7777;
             let now_acls = top_acls::of(p);
             let acl_changed = now_acls != *acls && now_acls.iter().any(|a| !a.is_empty());
-            (mode & OTHERS_WRITE & !was != 0 || acl_changed).then(|| Opened { path: p.clone(), was: *was, now: mode, acl_changed })
+            let flags_on = top_flags::turned_on(*flags, top_flags::of(p));
+            (mode & OTHERS_WRITE & !was != 0 || acl_changed || !flags_on.is_empty()).then(|| Opened { path: p.clone(), was: *was, now: mode, acl_changed, flags_on })
         })
         .collect()
 }
@@ -103,7 +121,7 @@ mod tests {
         std::fs::set_permissions(&top, std::fs::Permissions::from_mode(0o777)).unwrap();
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
         std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(opened(&before), [Opened { path: top.clone(), was: 0o755, now: 0o777, acl_changed: false }]);
+        assert_eq!(opened(&before), [Opened { path: top.clone(), was: 0o755, now: 0o777, acl_changed: false, flags_on: String::new() }]);
         let detail = opened(&before)[0].detail();
         assert!(detail.contains("0755 before, 0777 now") && detail.contains("chmod go-w"), "{detail}");
         // Replaced by another directory: not this check's (workspace-replaced says it). The old one
