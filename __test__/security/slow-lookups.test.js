@@ -47,3 +47,27 @@ test('lookups of runs that ended hold no slot: a new run resolves at once, and n
   assert.ok(r.afterMs < 20000, `the new run waited ${r.afterMs} ms\n${text}`)
   assert.deepEqual(r.lookupChildrenLeft, [], `no lookup process outlived its run\n${text}`)
 })
+
+const FLOOD = path.join(__dirname, '..', 'fixtures', 'lookup-flood.js')
+
+// Found by an attacker's review (net44): a run allowed a wildcard (*.github.com) made the host look
+// up as many made-up names under it as it liked, each a process of the host's (the helper's
+// --resolve) and a query to the user's name server: 15,728 lookups in 10 s here (31,456 queries),
+// 4.4 s of the host's CPU in lookup processes for 1.9 s of the command's, none of it counted in
+// limits.cpuTime. A run's lookups are paced now: a burst of 64, then 16 a second.
+const LOOKUP_BURST = 64
+const LOOKUPS_PER_SECOND = 16
+
+test('a run that makes up names under an allowed wildcard gets its lookups paced, and later runs still resolve', { timeout: 180000 }, (t) => {
+  const missing = namespaceSupport(['curl'])
+  if (missing) return t.skip(missing)
+  const r = runInDnsNamespace(t, FLOOD, 150000)
+  const text = JSON.stringify(r, null, 1)
+  t.diagnostic(`${r.floodNames} names looked up in ${r.wallSeconds.toFixed(1)} s (${r.answered} CONNECTs answered); lookup processes ${r.lookupCpuSeconds.toFixed(2)} s CPU, command ${r.commandCpuSeconds.toFixed(2)} s`)
+  assert.equal(r.floodExitCode, 0, text)
+  assert.ok(r.floodNames >= 4, `the flood's names reached the name server\n${text}`)
+  // The bound is the pace over the run's whole life (its setup included), not a measured speed.
+  const bound = LOOKUP_BURST + LOOKUPS_PER_SECOND * r.wallSeconds
+  assert.ok(r.floodNames <= bound, `${r.floodNames} names looked up in ${r.wallSeconds.toFixed(1)} s, more than ${Math.floor(bound)}\n${text}`)
+  assert.equal(r.fetch.stdout, 'fast-ok', `a later run resolved its name\n${text}`)
+})

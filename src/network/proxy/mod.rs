@@ -10,6 +10,7 @@ mod context;
 mod dial;
 mod http;
 mod local_names;
+mod lookup_pace;
 mod metered;
 mod relay;
 mod resolver;

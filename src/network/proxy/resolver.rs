@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
+use super::lookup_pace::LookupPace;
 use crate::network::host::canonical_ip;
 
 /// A lookup (waiting for a slot included) that takes longer fails, and its process is killed.
@@ -35,15 +36,29 @@ const ANSWER_REUSED_FOR: Duration = Duration::from_secs(30);
 /// Names whose answers a run keeps (a command that asks for thousands of names is not helped).
 const ANSWERS_KEPT: usize = 256;
 
-/// One run's lookups: its slots (`LOOKUPS_PER_RUN`) and the answers it may reuse.
+/// One run's lookups: its slots (`LOOKUPS_PER_RUN`), its pace (`LookupPace`) and the answers it
+/// may reuse.
 pub struct RunLookups {
     slots: std::sync::Arc<tokio::sync::Semaphore>,
+    pace: std::sync::Mutex<LookupPace>,
     answers: std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, Vec<IpAddr>)>>,
 }
 
 impl RunLookups {
     pub fn new() -> RunLookups {
-        RunLookups { slots: std::sync::Arc::new(tokio::sync::Semaphore::new(LOOKUPS_PER_RUN)), answers: Default::default() }
+        RunLookups {
+            slots: std::sync::Arc::new(tokio::sync::Semaphore::new(LOOKUPS_PER_RUN)),
+            pace: std::sync::Mutex::new(LookupPace::new(std::time::Instant::now())),
+            answers: Default::default(),
+        }
+    }
+
+    /// Wait for this lookup's turn in the run's pace.
+    async fn paced(&self) {
+        let wait = self.pace.lock().unwrap_or_else(|p| p.into_inner()).reserve(std::time::Instant::now());
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
     }
 
     fn reused(&self, name: &str) -> Option<Vec<IpAddr>> {
@@ -113,7 +128,7 @@ impl Resolver {
 
 /// A lookup on the host, within `RESOLVE_TIMEOUT`; its answer is kept for the run to reuse.
 async fn system(name: &str, run_lookups: &RunLookups) -> Result<Vec<IpAddr>, LookupError> {
-    match tokio::time::timeout(RESOLVE_TIMEOUT, system_lookup(name, &run_lookups.slots)).await {
+    match tokio::time::timeout(RESOLVE_TIMEOUT, system_lookup(name, run_lookups)).await {
         Ok(Ok(addrs)) => {
             let addrs: Vec<IpAddr> = addrs.into_iter().map(canonical_ip).collect();
             run_lookups.keep(name, &addrs);
@@ -124,12 +139,14 @@ async fn system(name: &str, run_lookups: &RunLookups) -> Result<Vec<IpAddr>, Loo
     }
 }
 
-/// `sandspawn-helper --resolve NAME`, once a slot of the run and one of the process are free.
-/// The slots are this future's: when it is dropped (the lookup timed out, the run ended and its
-/// tasks were cancelled), the process is killed and both slots are free at once.
-async fn system_lookup(name: &str, run_lookups: &std::sync::Arc<tokio::sync::Semaphore>) -> Result<Vec<IpAddr>, LookupError> {
+/// `sandspawn-helper --resolve NAME`, once a slot of the run is free, its turn in the run's pace
+/// has come (waited for holding the run's slot only, so no other run waits with it), and a slot
+/// of the process is free. The slots are this future's: when it is dropped (the lookup timed out,
+/// the run ended and its tasks were cancelled), the process is killed and both slots are free.
+async fn system_lookup(name: &str, run_lookups: &RunLookups) -> Result<Vec<IpAddr>, LookupError> {
     let failed = |why: String| LookupError::Failed(why);
-    let _run_slot = run_lookups.acquire().await.map_err(|e| failed(e.to_string()))?;
+    let _run_slot = run_lookups.slots.acquire().await.map_err(|e| failed(e.to_string()))?;
+    run_lookups.paced().await;
     let _process_slot = PROCESS_LOOKUPS.acquire().await.map_err(|e| failed(e.to_string()))?;
     let helper = crate::helper::require().map_err(|e| failed(e.message))?;
     let mut lookup = LookupProcess::start(&helper, name).map_err(|e| failed(format!("cannot start a lookup: {e}")))?;
