@@ -12,10 +12,19 @@ const { namespaceSupport, runInDnsNamespace } = require('../fixtures/dns-namespa
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'network-lookups.js')
 
-test('lookups: the user\'s proxy gets checked addresses, failed lookups are refused, unknown names are asked first', { timeout: 240000 }, (t) => {
+/** The fixture's JSON line, run in a namespace of the test's own; null (skipped) where none can be made. */
+function namespaced(t, fixture, timeoutMs) {
   const missing = namespaceSupport(['curl'])
-  if (missing) return t.skip(missing)
-  const r = runInDnsNamespace(t, FIXTURE, 200000)
+  if (missing) {
+    t.skip(missing)
+    return null
+  }
+  return runInDnsNamespace(t, fixture, timeoutMs)
+}
+
+test('lookups: the user\'s proxy gets checked addresses, failed lookups are refused, unknown names are asked first', { timeout: 240000 }, (t) => {
+  const r = namespaced(t, FIXTURE, 200000)
+  if (!r) return
   const text = JSON.stringify(r, null, 1)
 
   // Rebinding: the user's proxy is asked for the address the host checked, which it cannot reach here.
@@ -37,4 +46,22 @@ test('lookups: the user\'s proxy gets checked addresses, failed lookups are refu
   assert.deepEqual(r.allowedNxQueries, ['nx.exfil.test'], text)
   assert.deepEqual(r.allowedNx.denials, ['nx.exfil.test connect lookup_failed'], text)
   assert.deepEqual(r.allowedNx.decisions, ['nx.exfil.test allow'], text)
+})
+
+// The address guard and the host's own networks (found by an attacker's review, net44): the guard
+// refused the host's own addresses and the private ranges, but not the rest of the networks the
+// host's interfaces are on. On an IPv6 LAN every device has a global address in the host's /64 (the
+// router's admin page, a NAS, printers), which RFC 1918 and ULA never cover, so a run allowed such
+// an address (an allow-list entry, an onRequest answer, or a name whose DNS the command controls)
+// reached the LAN from the sandbox.
+const ON_LINK = path.join(__dirname, '..', 'fixtures', 'on-link-neighbour.js')
+
+test("an address on the host's own network (an IPv6 LAN neighbour) is refused as private", { timeout: 180000 }, (t) => {
+  const r = namespaced(t, ON_LINK, 150000)
+  if (!r) return
+  const text = JSON.stringify(r, null, 1)
+  assert.deepEqual(r.own.denials, ['[2001:db8:1::1] http private_address'], `the host's own address was refused already\n${text}`)
+  assert.equal(r.reachedNeighbour, 0, `the neighbour on the host's /64 was reached\n${text}`)
+  assert.deepEqual(r.neighbour.denials, ['[2001:db8:1::2] http private_address'], text)
+  assert.equal(r.reachedInAll, 0, text)
 })

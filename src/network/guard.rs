@@ -4,19 +4,27 @@
 //! proxy resolves once, drops every address below, and dials exactly the addresses that passed. The
 //! IPv4 rules apply to IPv4 embedded in IPv6 too (mapped `::ffff:`, compatible, NAT64
 //! `64:ff9b::/96`, 6to4 `2002::/16`, IPv4-translated `::ffff:0:0/96`, Teredo `2001::/32`): `[::ffff:127.0.0.1]` is loopback.
+//!
+//! The networks the host's interfaces are on are the host's LAN, refused as the private ranges are:
+//! on an IPv6 LAN every device has a global address in the host's /64 (the router's admin page, a
+//! NAS, printers), which neither RFC 1918 nor ULA covers (found by an attacker's review, net44).
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+use ipnet::IpNet;
+
 /// `true` when `addr` must not be dialled without an `allowPrivateAddresses` entry. `own` holds the
-/// host's own interface addresses (a service bound to the host's LAN address is the host too).
-pub fn refused(addr: IpAddr, own: &[IpAddr]) -> bool {
-    if own.contains(&addr) {
+/// host's own interface addresses with their networks (a service bound to the host's LAN address
+/// is the host too, and the rest of that network is its LAN).
+pub fn refused(addr: IpAddr, own: &[IpNet]) -> bool {
+    let on_own = |a: IpAddr| own.iter().any(|n| n.contains(&a));
+    if on_own(addr) {
         return true;
     }
     match addr {
         IpAddr::V4(a) => refused_v4(a),
         IpAddr::V6(a) => match embedded_v4(a) {
-            Some(v4) => refused_v4(v4) || own.contains(&IpAddr::V4(v4)),
+            Some(v4) => refused_v4(v4) || on_own(IpAddr::V4(v4)),
             None => refused_v6(a),
         },
     }
@@ -87,24 +95,37 @@ fn refused_v6(a: Ipv6Addr) -> bool {
         || a.segments()[..2] == [0x64, 0xff9b] && a.segments()[2..6] != [0, 0, 0, 0] // local-use NAT64 64:ff9b:1::/48
 }
 
-/// The host's own interface addresses (best effort: none when they cannot be listed).
-pub fn own_addresses() -> Vec<IpAddr> {
+/// The host's own interface addresses, each with the network its interface is on (best effort:
+/// none when they cannot be listed).
+pub fn own_addresses() -> Vec<IpNet> {
     let Ok(addrs) = nix::ifaddrs::getifaddrs() else {
         return Vec::new();
     };
-    let mut out: Vec<IpAddr> = addrs
-        .filter_map(|ifa| ifa.address)
-        .filter_map(|a| {
-            if let Some(v4) = a.as_sockaddr_in() {
-                Some(IpAddr::V4(v4.ip()))
-            } else {
-                a.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip()))
-            }
-        })
-        .collect();
+    let mut out: Vec<IpNet> = addrs.filter_map(|ifa| own_network(ip_of(ifa.address?)?, ifa.netmask.and_then(ip_of))).collect();
     out.sort();
     out.dedup();
     out
+}
+
+fn ip_of(a: nix::sys::socket::SockaddrStorage) -> Option<IpAddr> {
+    if let Some(v4) = a.as_sockaddr_in() {
+        Some(IpAddr::V4(v4.ip()))
+    } else {
+        a.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip()))
+    }
+}
+
+/// The network of an interface address, from its netmask. A prefix shorter than /8 (IPv4) or /32
+/// (IPv6) is no LAN but a configuration that would refuse much of the internet: the address alone.
+fn own_network(addr: IpAddr, mask: Option<IpAddr>) -> Option<IpNet> {
+    let prefix = match mask {
+        Some(IpAddr::V4(m)) => u32::from(m).leading_ones() as u8,
+        Some(IpAddr::V6(m)) => u128::from(m).leading_ones() as u8,
+        None => 0,
+    };
+    let (shortest, whole) = if addr.is_ipv4() { (8, 32) } else { (32, 128) };
+    let prefix = if prefix < shortest || prefix > whole { whole } else { prefix };
+    IpNet::new(addr, prefix).ok()
 }
 
 #[cfg(test)]
@@ -113,6 +134,10 @@ mod tests {
 
     fn r(s: &str) -> bool {
         refused(s.parse().unwrap(), &[])
+    }
+
+    fn net(s: &str) -> IpNet {
+        s.parse().unwrap()
     }
 
     #[test]
@@ -137,10 +162,32 @@ mod tests {
 
     #[test]
     fn refuses_the_hosts_own_addresses() {
-        let own: Vec<IpAddr> = vec!["203.0.113.7".parse().unwrap()];
+        let own = vec![net("203.0.113.7/32")];
         assert!(refused("203.0.113.7".parse().unwrap(), &own));
         assert!(refused("::ffff:203.0.113.7".parse().unwrap(), &own));
         assert!(!refused("203.0.113.8".parse().unwrap(), &own));
-        assert!(own_addresses().iter().any(|a| a.is_loopback()), "lo is listed");
+        assert!(own_addresses().iter().any(|n| n.addr().is_loopback()), "lo is listed");
+    }
+
+    #[test]
+    fn refuses_the_networks_the_host_is_on() {
+        // An IPv6 LAN: the host at 2001:db8:1::1/64, the router and a NAS beside it.
+        let own = vec![net("2001:db8:1::1/64"), net("198.51.100.20/24")];
+        for a in ["2001:db8:1::1", "2001:db8:1::2", "2001:db8:1:0:ffff::9", "198.51.100.1", "::ffff:198.51.100.9", "2002:c633:6409::1"] {
+            assert!(refused(a.parse().unwrap(), &own), "{a}");
+        }
+        for a in ["2001:db8:2::1", "198.51.101.1"] {
+            assert!(!refused(a.parse().unwrap(), &own), "{a}");
+        }
+    }
+
+    #[test]
+    fn an_interface_s_network_is_its_netmask_and_never_much_of_the_internet() {
+        let v4 = |s: &str| Some(s.parse::<IpAddr>().unwrap());
+        assert_eq!(own_network("192.0.2.5".parse().unwrap(), v4("255.255.255.0")), Some(net("192.0.2.5/24")));
+        assert_eq!(own_network("2001:db8::5".parse().unwrap(), v4("ffff:ffff:ffff:ffff::")), Some(net("2001:db8::5/64")));
+        assert_eq!(own_network("192.0.2.5".parse().unwrap(), v4("128.0.0.0")), Some(net("192.0.2.5/32")));
+        assert_eq!(own_network("2001:db8::5".parse().unwrap(), v4("ffff::")), Some(net("2001:db8::5/128")));
+        assert_eq!(own_network("192.0.2.5".parse().unwrap(), None), Some(net("192.0.2.5/32")));
     }
 }

@@ -158,7 +158,7 @@ impl Refusal {
             Refusal::NotAllowed => "the host is not in allowedDomains (sandbox.network.allowedDomains; CLI: --allow-domain)",
             Refusal::Denied => "the host matches deniedDomains (sandbox.network.deniedDomains; CLI: --deny-domain), which no other rule overrides",
             Refusal::PrivateAddress => {
-                "the host is or resolves to a loopback, private, link-local, multicast or metadata address; listing that address in \
+                "the host is or resolves to a loopback, private, link-local, multicast or metadata address, or one on the host's own network; listing that address in \
                  sandbox.network.allowPrivateAddresses (CLI: --allow-private) permits it"
             }
             Refusal::Malformed => "the request does not name a valid host and port",

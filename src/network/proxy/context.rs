@@ -2,7 +2,6 @@
 //! and lookup slots, and the cancellation that ends them all with the run.
 
 use std::future::Future;
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,8 +31,9 @@ pub(super) const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Context {
     pub policy: NetworkPolicy,
     pub denials: DenialLog,
-    /// The host's own addresses, refused like loopback (listed once, when the run starts).
-    pub own: Vec<IpAddr>,
+    /// The host's own addresses with their interfaces' networks, refused like loopback (listed
+    /// once, when the run starts).
+    pub own: Vec<ipnet::IpNet>,
     pub resolver: Resolver,
     /// This run's connection slots (`MAX_CONNECTIONS`): one per client connection, kept by its
     /// tunnel when it becomes one.
