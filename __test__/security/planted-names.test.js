@@ -806,3 +806,39 @@ describeKeptAndReported('host43: the git-hook managers prek, CaptainHook, GrumPH
 const HOST43_LUARC_REPORTED = ['.luarc.jsonc', 'sub/.luarc.jsonc']
 
 describeKeptAndReported("host43: the Lua language server's .luarc.jsonc", [], HOST43_LUARC_REPORTED)
+
+// Found by an attacker's review (rev44) of host43's patterns: a pattern matched by its parent's
+// name (`.trunk/trunk.yaml`, Hermit's `bin/hermit.hcl`, bazelisk's `tools/bazel`) was not matched
+// when that parent is a symlink the run made to a directory of its own (the walk follows no link,
+// and the file's own parent is named otherwise), though Trunk, Hermit's hooks and bazelisk read
+// through it all the same: `ln -s tmeta .trunk` with `tmeta/trunk.yaml` had `hostRisks: []` in
+// both modes, as `.github` and `.direnv` links had before (rfix23b, host32).
+const PATTERN_LINKS = [
+  { rel: '.trunk/trunk.yaml', link: '.trunk', target: 'tmeta' },
+  { rel: 'sub/.trunk/user.yaml', link: 'sub/.trunk', target: 'sub/tmeta' },
+  { rel: 'bin/hermit.hcl', link: 'bin', target: 'hbin' },
+  { rel: 'tools/bazel', link: 'tools', target: 'tl' },
+]
+
+describe('rev44: a parent of a pattern made a symlink (.trunk, bin, tools)', () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: each link is reported`, async (t) => {
+      const tree = tempTree(t)
+      const r = await sh(plantLinked(PATTERN_LINKS), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      for (const l of PATTERN_LINKS) {
+        assert.ok(r.stdout.includes(`linked:${l.link}\n`), show(r))
+        assert.ok(linkedRisk(r.hostRisks, tree.ws, l), `${l.link}: ${JSON.stringify(r.hostRisks)}`)
+      }
+    })
+  }
+
+  test('review: each link is a risk of the change set and held back by apply', async (t) => {
+    const tree = tempTree(t)
+    const r = await sandspawn.spawnSandboxed(['sh', '-c', plantLinked(PATTERN_LINKS)], { cwd: tree.ws, timeout: 60000, sandbox: { mode: 'workspace-write', workspace: 'review' } })
+    assert.ok(r.changeSet, show(r))
+    for (const l of PATTERN_LINKS) assert.ok(linkedRisk(r.changeSet.hostRisks, tree.ws, l), `${l.link}: ${JSON.stringify(r.changeSet.hostRisks)}`)
+    await sandspawn.applyChangeSet(r.changeSet.id, {})
+    for (const l of PATTERN_LINKS) assert.equal(fs.existsSync(path.join(tree.ws, l.rel)), false, `${l.rel} landed`)
+  })
+})

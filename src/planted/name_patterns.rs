@@ -99,6 +99,15 @@ const CONDA_SCRIPT_DIRS: &[&str] = &["activate.d", "deactivate.d"];
 const TRUNK: &str = ".trunk";
 const TRUNK_CONFIG: &str = "Trunk runs the run commands of the actions it defines on git hooks (installed by trunk itself), on file changes and on schedules (its daemon, which its editor extension starts when the folder opens)";
 
+/// Found by an attacker's review (rev44): the patterns matched by their parent's name were not
+/// matched where that parent is a symlink a run made to a directory of its own (`ln -s tmeta
+/// .trunk` with `tmeta/trunk.yaml`: `hostRisks` `[]` in both modes and in review), as `.github`
+/// and `.direnv` links were not before; the tools read through the link all the same. Such a link
+/// is matched itself (`of_link`), as those two are.
+const TRUNK_LINK: &str = "it is a symlink: Trunk runs the run commands of the actions the trunk.yaml and user.yaml of what it leads to define (git hooks, file changes, schedules)";
+const HERMIT_LINK: &str = "it is a symlink: Hermit's shell hooks source the activate-hermit of what it leads to when a shell enters the directory, and export its hermit.hcl's env";
+const BAZEL_LINK: &str = "it is a symlink: bazelisk runs the bazel of what it leads to in place of bazel for every bazel command in the workspace";
+
 /// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
 /// patterns. Only when names are looked for at all (`protectedNames` or `reportedNames` not empty).
 pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str> {
@@ -161,11 +170,15 @@ fn conda_activation(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
 }
 
 /// What an entry `name` that is a symlink can make the host do beside `what_it_does`: a `.github`
-/// one leads Copilot CLI to the `hooks` of its target, as `.github/hooks` itself would.
+/// one leads Copilot CLI to the `hooks` of its target, as `.github/hooks` itself would; so for
+/// each parent a pattern names (`.direnv`, `.trunk`, `bin`, `tools`).
 pub fn of_link(name: &OsStr) -> Option<&'static str> {
     match () {
         _ if name == NESTED_PARENT => Some(COPILOT_HOOKS_LINK),
         _ if name == DIRENV => Some(DIRENV_LINK),
+        _ if name == TRUNK => Some(TRUNK_LINK),
+        _ if name == HERMIT_BIN => Some(HERMIT_LINK),
+        _ if name == "tools" => Some(BAZEL_LINK),
         _ => None,
     }
 }
@@ -209,5 +222,8 @@ mod tests {
         }
         assert!(of_link(".github".as_ref()).is_some());
         assert!(of_link("hooks".as_ref()).is_none() && of_link(".githubx".as_ref()).is_none());
+        // rev44: the parents the other patterns name, made links.
+        assert!([".trunk", "bin", "tools"].iter().all(|n| of_link(n.as_ref()).is_some()));
+        assert!(of_link("trunk".as_ref()).is_none() && of_link("bin2".as_ref()).is_none());
     }
 }

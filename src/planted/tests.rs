@@ -1161,7 +1161,8 @@ fn a_link_the_run_makes_into_a_directory_in_node_modules_is_reported() {
     let risks = detect(&p.planted);
     let at = |l: &str| risks.iter().filter(|h| h.path == r.join(l).to_string_lossy()).collect::<Vec<_>>();
     for link in ["tools", "src/tools", "empty"] {
-        let said = at(link);
+        // A `tools` link is also bazelisk's pattern's parent made a link (rev44): said beside.
+        let said: Vec<_> = at(link).into_iter().filter(|h| h.kind != RiskKind::ProtectedNameCreated || !link.ends_with("tools")).collect();
         assert_eq!(said.len(), 1, "{link}: {risks:#?}");
         assert!(said[0].detail.contains("node_modules") && said[0].detail.contains("not protected"), "{}", said[0].detail);
     }

@@ -500,6 +500,10 @@ impl<'a> Judge<'a> {
         // The patterns (`name_patterns`: `*.code-workspace`, `.github/hooks`), as the walk matches them.
         let any_names = !self.meta.reported_names.is_empty() || !self.meta.protected_names.is_empty();
         let patterned = |k: usize| any_names.then(|| crate::planted::name_patterns::what_it_does(k.checked_sub(1).map(|j| parts[j]), parts[k])).flatten();
+        // And a pattern's parent made a symlink (`of_link`: `.trunk`, `.direnv`, `bin`), which the
+        // parent compare cannot see (found by an attacker's review, rev44: `ln -s tmeta .trunk` landed).
+        let linked = |k: usize| (any_names && k + 1 == parts.len() && change.entry_type == EntryType::Symlink).then(|| crate::planted::name_patterns::of_link(parts[k])).flatten();
+        let patterned = |k: usize| patterned(k).or_else(|| linked(k));
         let k = (0..parts.len()).find(|&k| named(parts[k]) || patterned(k).is_some())?;
         let name = parts[k].to_string_lossy();
         let what = patterned(k).unwrap_or_else(|| names::what_it_does(&name));
