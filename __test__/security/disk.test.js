@@ -28,7 +28,7 @@ const skip =
   : false
 
 /** Runs fixtures/disk-fill.js (of `root`, the package) as `uid` (null: root) in a fresh 64 MiB loop ext4; its JSON line. */
-function fill(t, uid, root) {
+function fill(t, uid, root, how = '') {
   const dir = fs.mkdtempSync('/var/tmp/sandspawn-disk-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   fs.chmodSync(dir, 0o755)
@@ -37,10 +37,15 @@ function fill(t, uid, root) {
   fs.closeSync(fs.openSync(image, 'w'))
   fs.truncateSync(image, 64 * MiB)
   assert.equal(spawnSync('mkfs.ext4', ['-q', '-m', '5', image]).status, 0)
-  const probe = [path.join(root, '__test__', 'fixtures', 'disk-fill.js'), root, top]
+  // `tmpdir`: the workspace beside the image, the home (and so the run's TMPDIR) on the loop ext4.
+  const elsewhere = path.join(dir, 'elsewhere')
+  fs.mkdirSync(elsewhere, { mode: 0o1777 })
+  fs.chmodSync(elsewhere, 0o1777)
+  const probe = [path.join(root, '__test__', 'fixtures', 'disk-fill.js'), root, top, how, elsewhere]
   const [cmd, args] = uid === null ? [process.execPath, probe] : otherUser.asUser(uid, probe)
-  const env = uid === null ? process.env : { PATH: process.env.PATH, HOME: path.join(top, 'home') }
-  const home = uid === null ? '' : `mkdir ${top}/home && chown ${uid}:${uid} ${top}/home && `
+  const own = uid === null && !how
+  const env = own ? process.env : { PATH: process.env.PATH, HOME: path.join(top, 'home'), ...(uid === null && { SANDSPAWN_TOOL_CACHE_DIR: path.join(top, 'caches') }) }
+  const home = own ? '' : `mkdir ${top}/home && chown ${uid ?? 0}:${uid ?? 0} ${top}/home && `
   const mount = `{ mount -o loop ${image} ${top} || exit 77; } && chmod 1777 ${top} && ${home}exec "$0" "$@"`
   const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', mount, cmd, ...args], { env, encoding: 'utf8', timeout: 240000 })
   if (r.status === 77) {
@@ -75,6 +80,31 @@ for (const who of ['root', `uid ${UID}`]) {
     assert.ok(entry, `the result says the run's filesystem ran out\n${said}`)
     assert.ok(entry.includes(out.ws), `it names the workspace\n${said}`)
     assert.match(entry, asRoot ? /kept for root/ : /^(?![\s\S]*kept for root)/, said)
+  })
+}
+
+// Found by an attacker's review (rev44): a Landlock-mode run writes a directory of its own in
+// sandspawn's state directory (npm's cache; its TMPDIR where /tmp takes no new entries), under the
+// home: here the small filesystem, the workspace elsewhere. The check after the run neither looked
+// at that filesystem (no writable root's) nor could have seen it full: the run's directory is
+// removed before it. A run that filled it left the home's filesystem full while it lived
+// (`notEnforced` had no `disk:` entry: 53 files of 1 MiB as root, 50 as the other user, until
+// ENOSPC). The same for a review-mode run, whose writes go to its change set there.
+const IN_STATE = { tmpdir: 'a Landlock-mode run that fills its own run directory', review: 'a review-mode run that fills its change set' }
+for (const [how, what] of Object.entries(IN_STATE)) for (const who of ['root', `uid ${UID}`]) {
+  test(`as ${who}: ${what} says so`, { skip, timeout: 300000 }, async (t) => {
+    const asRoot = who === 'root'
+    const cannot = asRoot ? null : otherUser.cannotRunAs(UID)
+    if (cannot) return t.skip(cannot)
+    const out = fill(t, asRoot ? null : UID, asRoot ? path.join(__dirname, '..', '..') : otherUser.stagedCheckout(), how)
+    if (!out) return
+    const said = JSON.stringify(out, null, 1)
+    assert.equal(out.sandboxType, how === 'tmpdir' ? 'landlock' : 'bwrap', said)
+    assert.equal(out.exitCode, 0, said)
+    assert.ok(out.files >= 40, `the run filled the home's filesystem\n${said}`)
+    const entry = out.notEnforced.find((e) => e.startsWith('disk: '))
+    assert.ok(entry, `the result says the home's filesystem ran out\n${said}`)
+    assert.ok(entry.includes(out.home), `it names the run's directory or change set\n${said}`)
   })
 }
 

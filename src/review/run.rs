@@ -137,6 +137,11 @@ impl ReviewRun {
         Ok(run)
     }
 
+    /// The set's directory, where the run's writes go (its upper directories).
+    pub fn dir(&self) -> &Path {
+        &self.set.dir
+    }
+
     /// The sandbox is gone: describe the set and let it go.
     pub fn finish(mut self) -> Result<Summary> {
         self.begun = false;

@@ -191,7 +191,8 @@ async fn run(
     let (end_run_now, end_run_later) = if first.is_some() { (None, Some(end_run)) } else { (Some(end_run), None) };
     let mut services = SideServices::start(&req, sandbox_type, bridge, proxy_listener, end_run_now, &mut details.not_enforced)?;
     // The room the run's writable filesystems have: said in the result if they ran out (`disk_room`).
-    let rooms = disk_rooms(&req, sandbox_type);
+    let own_dirs = [scratch.as_ref().map(super::scratch::Scratch::path), review_run.as_ref().map(crate::review::run::ReviewRun::dir)];
+    let rooms = disk_rooms(&req, sandbox_type, own_dirs.into_iter().flatten());
     // What the child inherits as its own peak until it executes (see `limits::own_usage`).
     let host_peak = crate::limits::host_peak_rss_bytes();
     let (tree, exited) = launch_child(first.as_ref().map_or(&plan, |(_, f)| &f.plan), child_side, bwrap_path, &req.command[0]).await?;
@@ -274,6 +275,9 @@ async fn run(
     if let Some(guard) = cache_run.map(crate::tool_caches::RunGuard::publish) {
         tokio::task::spawn_blocking(move || drop(guard));
     }
+    // Looked at before the run's directory goes, which frees what the run wrote there (found by an
+    // attacker's review, rev44: a Landlock-mode run filled the home's filesystem through it unsaid).
+    details.not_enforced.extend(super::disk_room::ran_out(&rooms));
     // Removed before the result (a caller may look for it gone), on a blocking thread: the tree
     // is the command's, of any size, and a runtime worker removing it stalls every other run.
     if let Some(scratch) = scratch {
@@ -317,7 +321,6 @@ async fn run(
     // The policy goes to the check and comes back for the result (`host_risks`), never copied.
     let (host_risks, policy) = services.host_risks(req.policy, &req.env, sandbox_type).await?;
     let change_set = describe_change_set(review_run).await?;
-    details.not_enforced.extend(super::disk_room::ran_out(&rooms));
 
     let mut result = RunResult {
         command: req.command.clone(),
@@ -370,14 +373,17 @@ async fn run(
     Ok(Attempt::Ran(result))
 }
 
-/// The room of the filesystems a sandboxed run writes: its writable roots' and its tool caches'
-/// store's (`disk_room`); none without a sandbox, whose writes are the caller's own.
-fn disk_rooms(req: &SpawnRequest, sandbox: SandboxType) -> Vec<super::disk_room::Room> {
+/// The room of the filesystems a sandboxed run writes: its writable roots', its tool caches'
+/// store's, and `own`: the Landlock mode's run directory and a review-mode run's change set, in
+/// the state directory under the home, which may be another filesystem (found by an attacker's
+/// review, rev44: a run filled the home's through either unsaid) (`disk_room`); none without a
+/// sandbox, whose writes are the caller's own.
+fn disk_rooms<'a>(req: &'a SpawnRequest, sandbox: SandboxType, own: impl Iterator<Item = &'a std::path::Path>) -> Vec<super::disk_room::Room> {
     if sandbox == SandboxType::None {
         return Vec::new();
     }
     let roots = req.policy.writable_roots.iter().map(|r| r.root.as_path());
-    super::disk_room::before(roots.chain(req.policy.tool_caches.store.as_deref()))
+    super::disk_room::before(roots.chain(req.policy.tool_caches.store.as_deref()).chain(own))
 }
 
 /// What the result's `stderr` ends with when the Landlock supervisor had to be SIGKILLed
