@@ -108,6 +108,26 @@ for (const [how, what] of Object.entries(IN_STATE)) for (const who of ['root', `
   })
 }
 
+// The same review (rev44): the check looked only after the run, so a run that filled its
+// workspace's filesystem, held it full for 3 s (the host's writers got ENOSPC) and removed its
+// files before it ended said nothing (53 files as root). Now the filesystems are looked at every
+// second while the run lives; a fill and free between two looks is still not seen (README).
+for (const who of ['root', `uid ${UID}`]) {
+  test(`as ${who}: a run that fills its workspace's filesystem and frees it before it ends says so`, { skip, timeout: 300000 }, async (t) => {
+    const asRoot = who === 'root'
+    const cannot = asRoot ? null : otherUser.cannotRunAs(UID)
+    if (cannot) return t.skip(cannot)
+    const out = fill(t, asRoot ? null : UID, asRoot ? path.join(__dirname, '..', '..') : otherUser.stagedCheckout(), 'refill')
+    if (!out) return
+    const said = JSON.stringify(out, null, 1)
+    assert.equal(out.exitCode, 0, said)
+    assert.ok(out.files >= 40, `the run filled its workspace's filesystem\n${said}`)
+    assert.ok(out.after.avail > 40 * MiB, `and freed it before it ended\n${said}`)
+    const entry = out.notEnforced.find((e) => e.startsWith('disk: '))
+    assert.ok(entry && entry.includes(out.ws), `the result says the filesystem ran out while the run lived\n${said}`)
+  })
+}
+
 test('the README says a run\'s disk is bounded by nothing', () => {
   const limits = fs.readFileSync(README, 'utf8').split('\n## Limits\n')[1].split('\n## ')[0]
   assert.match(limits, /\*\*Disk is not bounded per run\.\*\*/)

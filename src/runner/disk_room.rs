@@ -6,7 +6,8 @@
 //! wrote 111 files and left 3 MiB free of 114 (an ordinary user's stopped at the reserve), nothing
 //! said. No per-run quota exists without a filesystem of the run's own, so it is not prevented; the
 //! result says so when such a filesystem ran out while the run lived (`sandboxDetails.notEnforced`),
-//! from two `statvfs` calls per filesystem a run (a few µs).
+//! from a `statvfs` call per filesystem before and after a run and each second while it lives
+//! (`watch`; a few µs each).
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ const LOW_PERMILLE: u64 = 10;
 const LOW_BYTES: u64 = 64 << 20;
 
 /// The room one filesystem the run may write had before the run.
+#[derive(Clone)]
 pub(super) struct Room {
     path: PathBuf,
     dev: u64,
@@ -24,7 +26,7 @@ pub(super) struct Room {
 }
 
 #[derive(Clone, Copy)]
-struct Space {
+pub(super) struct Space {
     size: u64,
     /// Every free byte, root's reserve included.
     free: u64,
@@ -66,10 +68,47 @@ pub(super) fn before<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Vec<Room>
     rooms
 }
 
+/// How often `watch` looks while the run lives.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The least room each filesystem of a run had at a look while it lived (`watch`), by index.
+pub(super) type Lowest = std::sync::Arc<std::sync::Mutex<Vec<Option<Space>>>>;
+
+/// Look at `rooms` every `WATCH_EVERY` until aborted, keeping each one's least room: a run that
+/// filled a filesystem and freed it again before it ended (`rm`, `fallocate` then `truncate`)
+/// left the host's writers `ENOSPC` meanwhile, and the look after the run saw room (found by an
+/// attacker's review, rev44). A fill and free between two looks is still not seen.
+pub(super) fn watch(rooms: &[Room]) -> (tokio::task::JoinHandle<()>, Lowest) {
+    let lowest: Lowest = std::sync::Arc::new(std::sync::Mutex::new(vec![None; rooms.len()]));
+    let (rooms, keep) = (rooms.to_vec(), lowest.clone());
+    let task = tokio::spawn(async move {
+        while !rooms.is_empty() {
+            tokio::time::sleep(WATCH_EVERY).await;
+            let rooms = rooms.clone();
+            // Off the runtime's workers: a statvfs of a network filesystem may wait.
+            let Ok(now) = tokio::task::spawn_blocking(move || rooms.iter().map(|r| Space::of(&r.path)).collect::<Vec<_>>()).await else { return };
+            let mut low = keep.lock().unwrap();
+            for (kept, seen) in low.iter_mut().zip(now) {
+                *kept = least(*kept, seen);
+            }
+        }
+    });
+    (task, lowest)
+}
+
+fn least(a: Option<Space>, b: Option<Space>) -> Option<Space> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if b.avail < a.avail { b } else { a }),
+        (a, b) => a.or(b),
+    }
+}
+
 /// What the result says of each filesystem of `rooms` that had room before the run and ran out
-/// during it (by the run or by another process: nothing tells them apart).
-pub(super) fn ran_out(rooms: &[Room]) -> Vec<String> {
-    rooms.iter().filter_map(|r| Space::of(&r.path).and_then(|after| said(r, after))).collect()
+/// during it (by the run or by another process: nothing tells them apart): at the end, or at its
+/// lowest while the run lived (`lowest`, from `watch`).
+pub(super) fn ran_out(rooms: &[Room], lowest: &Lowest) -> Vec<String> {
+    let low = lowest.lock().unwrap().clone();
+    rooms.iter().enumerate().filter_map(|(i, r)| least(Space::of(&r.path), low.get(i).copied().flatten()).and_then(|seen| said(r, seen))).collect()
 }
 
 fn said(r: &Room, after: Space) -> Option<String> {
@@ -85,7 +124,7 @@ fn said(r: &Room, after: Space) -> Option<String> {
         String::new()
     };
     Some(format!(
-        "disk: the filesystem of {} had {} MiB available before the run and {} MiB after{root}: nothing bounds what a run \
+        "disk: the filesystem of {} had {} MiB available before the run and {} MiB at its lowest{root}: nothing bounds what a run \
          writes (limits.fileSize bounds one file); see README Limits, 'Disk is not bounded per run'",
         r.path.display(),
         mib(r.before.avail),
@@ -107,7 +146,7 @@ mod tests {
     fn a_filesystem_that_ran_out_is_said_and_a_full_one_before_is_not() {
         let r = room(1 << 40, 600 * M, 100 * M);
         let gone = said(&r, Space { size: 1 << 40, free: 500 * M, avail: 0 }).unwrap();
-        assert!(gone.starts_with("disk: the filesystem of /ws had 100 MiB available before the run and 0 MiB after:"), "{gone}");
+        assert!(gone.starts_with("disk: the filesystem of /ws had 100 MiB available before the run and 0 MiB at its lowest:"), "{gone}");
         let root = said(&r, Space { size: 1 << 40, free: 10 * M, avail: 0 }).unwrap();
         assert!(root.contains("490 MiB of the 500 MiB it kept for root were taken"), "{root}");
         assert_eq!(said(&r, Space { size: 1 << 40, free: 550 * M, avail: 65 * M }), None, "room left");
@@ -121,6 +160,10 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let rooms = before([t.path(), t.path(), Path::new("/nonexistent-xrun43")]);
         assert_eq!(rooms.len(), 1);
-        assert!(ran_out(&rooms).is_empty());
+        let lowest: Lowest = std::sync::Arc::new(std::sync::Mutex::new(vec![None]));
+        assert!(ran_out(&rooms, &lowest).is_empty());
+        // rev44: the lowest seen while the run lived counts, though there is room after.
+        *lowest.lock().unwrap() = vec![Some(Space { size: 1 << 40, free: 0, avail: 0 })];
+        assert_eq!(ran_out(&rooms, &lowest).len(), usize::from(!rooms[0].before.low()));
     }
 }

@@ -251,6 +251,7 @@ async fn run(
     let streams = Streams::start(output, status, &child, req.max_buffer, sink, shared)?;
     let tree_usage = Arc::new(Mutex::new(crate::limits::ResourceUsage::default()));
     let sampler = streams.sample(sandbox_type, pid as i32, tree_usage.clone());
+    let (disk_watch, disk_lowest) = super::disk_room::watch(&rooms);
     // A clone (input bytes are shared, not copied): another attempt writes them again.
     attach_stdin(stdin, req.stdin.clone(), shared).await?;
     // Only now is the process usable (stdin attached): report it started.
@@ -262,6 +263,7 @@ async fn run(
     let command_exited = || sandbox_type == SandboxType::Bwrap && parser.lock().unwrap().status.exit_code.is_some();
     let ending = supervise(&child, exited, control, &deadlines, command_exited).await;
     sampler.abort();
+    disk_watch.abort();
     if let Some(t) = &shared.terminal {
         t.command_exited();
     }
@@ -277,7 +279,7 @@ async fn run(
     }
     // Looked at before the run's directory goes, which frees what the run wrote there (found by an
     // attacker's review, rev44: a Landlock-mode run filled the home's filesystem through it unsaid).
-    details.not_enforced.extend(super::disk_room::ran_out(&rooms));
+    details.not_enforced.extend(super::disk_room::ran_out(&rooms, &disk_lowest));
     // Removed before the result (a caller may look for it gone), on a blocking thread: the tree
     // is the command's, of any size, and a runtime worker removing it stalls every other run.
     if let Some(scratch) = scratch {
