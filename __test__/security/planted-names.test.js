@@ -842,3 +842,30 @@ describe('rev44: a parent of a pattern made a symlink (.trunk, bin, tools)', () 
     for (const l of PATTERN_LINKS) assert.equal(fs.existsSync(path.join(tree.ws, l.rel)), false, `${l.rel} landed`)
   })
 })
+
+// Found by an attacker's review (host44), each planted with `hostRisks: []` in every mode (review's
+// apply landed it): configuration that a language server or a shell hook reads of the workspace
+// by itself and that names what it runs. sourcekit-lsp takes a workspace folder's
+// `buildServer.json` (where `.bsp` holds no `*.json`: ExternalBuildSystemAdapter.getConfigPath)
+// and starts its `argv` (argv[0] from the folder) as the folder opens, as it does `.bsp`'s
+// (reported); its `.sourcekit-lsp/config.json` hands `clangdOptions` to the clangd it starts
+// (`--query-driver=**` has clangd run the compiler a compilation database names) and compiler
+// flags to sourcekitd (`-load-plugin-executable` runs a macro plugin as a file is type-checked).
+// OmniSharp loads the workspace's `omnisharp.json` as it starts (Startup: the target directory's,
+// after the global one): it loads every assembly of `RoslynExtensionsOptions.LocationPaths` and
+// `Plugins.LocationPaths` into the server, and runs the `dotnet` of `DotNetCli.LocationPaths`.
+// nix-direnv's `use flake` watches `devshell.toml` beside `flake.nix` and `flake.lock`
+// (direnvrc: files_to_watch), so numtide devshell's TOML, whose `[devshell.startup]` text runs in
+// the host's shell, is rebuilt and evaluated at the next prompt, as `flake.nix` (reported) is.
+// The tools and their users write them (xcode-build-server config, devshell init): reported.
+const HOST44_REPORTED = [
+  'buildServer.json',
+  '.sourcekit-lsp/config.json',
+  'omnisharp.json',
+  'devshell.toml',
+  'sub/buildServer.json',
+  'sub/omnisharp.json',
+  'sub/devshell.toml',
+]
+
+describeKeptAndReported("host44: sourcekit-lsp's build server and configuration, OmniSharp's, devshell's", [], HOST44_REPORTED)

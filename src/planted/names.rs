@@ -422,6 +422,20 @@ const REPORTED: &[(&str, &str)] = &[
     // `.luarc.jsonc` where there is no `.luarc.json` (script/provider/provider.lua), its
     // `runtime.plugin` as well.
     (".luarc.jsonc", "the Lua language server (where there is no .luarc.json) runs the plugin its runtime.plugin names"),
+    // Found by an attacker's review (host44), each planted with `hostRisks: []` (bwrap, Landlock;
+    // review's apply landed them): what a language server or a shell hook reads of a workspace by
+    // itself and that names what it runs. sourcekit-lsp takes a folder's `buildServer.json` where
+    // `.bsp` (reported) holds no `*.json` (ExternalBuildSystemAdapter.getConfigPath) and starts its
+    // `argv` as the folder opens; its `.sourcekit-lsp/config.json` gives the clangd it starts
+    // `clangdOptions` (`--query-driver=**`) and sourcekitd compiler flags (`-load-plugin-executable`).
+    // OmniSharp loads a workspace's `omnisharp.json` as it starts (Startup: the target directory's):
+    // the assemblies of `RoslynExtensionsOptions` and `Plugins` `LocationPaths`, the `dotnet` of
+    // `DotNetCli`'s. nix-direnv's `use flake` watches `devshell.toml` beside `flake.nix` (direnvrc:
+    // files_to_watch). Tools and people write them (xcode-build-server config): reported.
+    ("buildServer.json", "sourcekit-lsp starts the build server its argv names when the folder opens (where .bsp holds no connection file)"),
+    (".sourcekit-lsp", "sourcekit-lsp applies its config.json when the folder opens: clangdOptions reach the clangd it starts (--query-driver runs compilers), compiler flags reach sourcekitd (-load-plugin-executable runs a macro plugin)"),
+    ("omnisharp.json", "OmniSharp applies it as it starts here: it loads the assemblies of RoslynExtensionsOptions' and Plugins' LocationPaths and runs the dotnet of DotNetCli's"),
+    ("devshell.toml", "nix-direnv (`use flake` in an allowed .envrc) watches it beside flake.nix: numtide devshell's shell is built again when it changes and evaluated, its startup commands included, in the host's shell at the next prompt"),
 ];
 
 /// What prek does with its configuration (`REPORTED`).
@@ -621,7 +635,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 38] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 41] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -680,6 +694,10 @@ mod tests {
             ("CaptainHook", ["captainhook.json"].map(String::from).to_vec(), &reported),
             ("GrumPHP", ["grumphp.yml", "grumphp.yaml", "grumphp.yml.dist", "grumphp.yaml.dist"].map(String::from).to_vec(), &reported),
             ("LuaLS", [".luarc.json", ".luarc.jsonc"].map(String::from).to_vec(), &reported),
+            // host44: sourcekit-lsp's and OmniSharp's workspace configuration, numtide devshell's.
+            ("sourcekit-lsp", [".bsp", "buildServer.json", ".sourcekit-lsp"].map(String::from).to_vec(), &reported),
+            ("OmniSharp", ["omnisharp.json"].map(String::from).to_vec(), &reported),
+            ("devshell", ["flake.nix", "flake.lock", "devshell.toml"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
