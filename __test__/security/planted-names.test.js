@@ -858,14 +858,68 @@ describe('rev44: a parent of a pattern made a symlink (.trunk, bin, tools)', () 
 // (direnvrc: files_to_watch), so numtide devshell's TOML, whose `[devshell.startup]` text runs in
 // the host's shell, is rebuilt and evaluated at the next prompt, as `flake.nix` (reported) is.
 // The tools and their users write them (xcode-build-server config, devshell init): reported.
-const HOST44_REPORTED = [
-  'buildServer.json',
-  '.sourcekit-lsp/config.json',
-  'omnisharp.json',
-  'devshell.toml',
-  'sub/buildServer.json',
-  'sub/omnisharp.json',
-  'sub/devshell.toml',
-]
+const HOST44_FILES = ['buildServer.json', 'omnisharp.json', 'devshell.toml']
+const HOST44_REPORTED = [...HOST44_FILES, '.sourcekit-lsp/config.json', ...HOST44_FILES.map((n) => `sub/${n}`)]
 
 describeKeptAndReported("host44: sourcekit-lsp's build server and configuration, OmniSharp's, devshell's", [], HOST44_REPORTED)
+
+// The same review (host44): nlsp-settings.nvim hands each language server Neovim starts the
+// settings of the project's `.nlsp-settings/<server>.json` (its default `local_settings_dir`,
+// found from the root markers, `.git`), as neoconf.nvim hands `.neoconf.json`'s (protected,
+// host33): `rust-analyzer.cargo.buildScripts.overrideCommand` there runs as the folder opens.
+// Planted with `hostRisks: []` at a top and below it, and review's apply landed it.
+const NLSP = ['.nlsp-settings/rust_analyzer.json', 'repo/.nlsp-settings/rust_analyzer.json']
+
+describe("host44: nlsp-settings.nvim's .nlsp-settings", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: kept absent at a top and reported`, async (t) => {
+      const tree = tempTree(t)
+      execFileSync('git', ['init', '-q', path.join(tree.ws, 'repo')])
+      // mkdir's refusal is kept on stderr (plant hides it): the Landlock mode refuses the directory.
+      const planting = [...NLSP, 'sub/.nlsp-settings/clangd.json'].map((rel) => `mkdir -p ${q(path.dirname(rel))}; echo planted > ${q(rel)}`).join('; ') + '; true'
+      const r = await sh(planting, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      for (const rel of NLSP) {
+        assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} stayed\n${JSON.stringify(r.hostRisks)}`)
+        // Landlock refuses the directory's creation (mkdir's message quotes it as ‘name’).
+        const refused = r.stderr.includes(`${path.dirname(rel)}’: Permission denied`)
+        assert.ok(riskFor(r.hostRisks, tree.ws, rel) || (mode === 'landlock' && refused), `${rel}: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+      }
+      const below = 'sub/.nlsp-settings/clangd.json'
+      const belowRefused = !fs.existsSync(path.join(tree.ws, below)) && r.stderr.includes('sub’: Permission denied')
+      assert.ok(riskFor(r.hostRisks, tree.ws, below) || (mode === 'landlock' && belowRefused), `${below}: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
+    })
+  }
+
+  test('review: a risk of the change set, held back by apply', async (t) => {
+    await assertHeldBackInReview(t, ['.nlsp-settings/rust_analyzer.json', 'sub/.nlsp-settings/clangd.json'])
+  })
+})
+
+// The same review (host44): terraform-ls (the Terraform extension's language server; OpenTofu's
+// tofu-ls alike) runs `terraform providers schema -json` in each root module it opens, the first
+// time and whenever `.terraform.lock.hcl` changes (jobs.ObtainSchema: "it will run whenever we
+// open a root module for the first time"), and Terraform starts every provider binary installed in
+// the module's `.terraform/providers` to ask its schema, once the binary's hash matches the lock
+// file, which the run writes as well. Planted with `hostRisks: []`, created or rewritten in place.
+const TF_PROVIDER = '.terraform/providers/registry.terraform.io/hashicorp/null/3.2.0/linux_amd64/terraform-provider-null_v3.2.0_x5'
+
+describe("host44: Terraform's .terraform (the provider binaries terraform-ls has Terraform start)", () => {
+  for (const [mode, extra] of Object.entries(MODES)) {
+    test(`${mode}: created, or a provider rewritten in place, it is reported`, async (t) => {
+      const tree = tempTree(t)
+      const made = await sh(plant([TF_PROVIDER, `sub/${TF_PROVIDER}`]), { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(made.exitCode, 0, show(made))
+      assertKeptAndReported(made, tree.ws, [], [TF_PROVIDER, `sub/${TF_PROVIDER}`])
+      const existing = tempTree(t)
+      fs.mkdirSync(path.dirname(path.join(existing.ws, TF_PROVIDER)), { recursive: true })
+      fs.writeFileSync(path.join(existing.ws, TF_PROVIDER), '#!/bin/sh\n')
+      const r = await sh(`echo 'touch /var/tmp/w' >> ${q(TF_PROVIDER)}`, { cwd: existing.ws, sandbox: { mode: 'workspace-write' }, ...extra })
+      assert.equal(r.exitCode, 0, show(r))
+      assert.ok(riskFor(r.hostRisks, existing.ws, TF_PROVIDER), JSON.stringify(r.hostRisks))
+    })
+  }
+
+  test('review: a risk of the change set, held back by apply', async (t) => {
+    await assertHeldBackInReview(t, [TF_PROVIDER])
+  })
+})

@@ -189,6 +189,11 @@ const DEFAULTS: &[(&str, &str)] = &[
     // carries the same overrides).
     ("rust-analyzer.toml", "rust-analyzer runs the commands its settings name (`cargo.buildScripts.overrideCommand` when an editor opens the folder, `check.overrideCommand` on each save)"),
     (".neoconf.json", "neoconf.nvim hands its settings to every language server Neovim starts here (rust-analyzer's `check.overrideCommand` and the like run commands)"),
+    // Found by an attacker's review (host44), planted with `hostRisks: []` (bwrap, Landlock;
+    // review's apply landed it): nlsp-settings.nvim hands each language server Neovim starts the
+    // settings of the project's `.nlsp-settings/<server>.json` (its default `local_settings_dir`,
+    // at the root its markers find), as neoconf.nvim does `.neoconf.json`'s.
+    (".nlsp-settings", "nlsp-settings.nvim hands the settings of its <server>.json to each language server Neovim starts here (rust-analyzer's `cargo.buildScripts.overrideCommand` runs as the folder opens)"),
     // Found by an attacker's review (hostb38): zsh-autoenv sources the nearest `.autoenv.zsh` up
     // from a directory the shell enters (up to `/`), and `.autoenv_leave.zsh` on leaving it, once
     // the file's checksum is authorized: as direnv's `.envrc`, which no command writes either.
@@ -436,6 +441,11 @@ const REPORTED: &[(&str, &str)] = &[
     (".sourcekit-lsp", "sourcekit-lsp applies its config.json when the folder opens: clangdOptions reach the clangd it starts (--query-driver runs compilers), compiler flags reach sourcekitd (-load-plugin-executable runs a macro plugin)"),
     ("omnisharp.json", "OmniSharp applies it as it starts here: it loads the assemblies of RoslynExtensionsOptions' and Plugins' LocationPaths and runs the dotnet of DotNetCli's"),
     ("devshell.toml", "nix-direnv (`use flake` in an allowed .envrc) watches it beside flake.nix: numtide devshell's shell is built again when it changes and evaluated, its startup commands included, in the host's shell at the next prompt"),
+    // The same review (host44): terraform-ls and tofu-ls run `terraform providers schema -json` in
+    // each root module they open (jobs.ObtainSchema, again when the lock file changes), and
+    // Terraform starts each provider binary of `.terraform/providers` whose hash the lock file
+    // (the run's too) lists. `terraform init` writes it: reported.
+    (".terraform", "terraform-ls (the Terraform extension's language server) and tofu-ls have Terraform start the provider binaries installed in it (terraform providers schema) when the module opens and when .terraform.lock.hcl changes"),
 ];
 
 /// What prek does with its configuration (`REPORTED`).
@@ -497,7 +507,7 @@ const DIRECTORIES: &[&str] = &[
     ".git", ".vscode", ".idea", ".devcontainer", ".claude", ".codex", ".agents", ".cursor", ".gemini", ".continue", ".windsurf",
     ".roo", ".amazonq", ".opencode", ".zed", ".helix", ".cargo", ".mvn", ".hg", ".qwen", ".kiro", ".kilocode", ".junie", ".factory",
     ".clinerules", ".amp", ".iflow", ".codebuddy", ".pi", ".tabnine", ".trae", ".vibe", ".grok", ".augment", ".openhands", ".theia",
-    ".sl", ".jj", ".pijul", ".letta", ".qoder", ".vim", ".ddev", "_darcs",
+    ".sl", ".jj", ".pijul", ".letta", ".qoder", ".vim", ".ddev", "_darcs", ".nlsp-settings",
 ];
 
 /// What the placeholder of a missing protected name is. Files by convention get an empty file
@@ -635,7 +645,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 41] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 43] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -698,6 +708,8 @@ mod tests {
             ("sourcekit-lsp", [".bsp", "buildServer.json", ".sourcekit-lsp"].map(String::from).to_vec(), &reported),
             ("OmniSharp", ["omnisharp.json"].map(String::from).to_vec(), &reported),
             ("devshell", ["flake.nix", "flake.lock", "devshell.toml"].map(String::from).to_vec(), &reported),
+            ("nlsp-settings", [".neoconf.json", ".nlsp-settings"].map(String::from).to_vec(), &protected),
+            ("terraform-ls", [".terraform"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -706,7 +718,7 @@ mod tests {
             }
         }
         assert_eq!(placeholder_kind(".opencode"), PlaceholderKind::Dir);
-        for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul", "_darcs"] {
+        for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul", "_darcs", ".nlsp-settings"] {
             assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
         }
         for file in [".ycm_extra_conf.py", ".lvimrc", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".proverc", ".fslckout", "_FOSSIL_", ".lazygit.yml", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
