@@ -923,3 +923,14 @@ describe("host44: Terraform's .terraform (the provider binaries terraform-ls has
     await assertHeldBackInReview(t, [TF_PROVIDER])
   })
 })
+
+// The same review (host44): pixi's activation. `pixi shell-hook` (pixi's direnv integration,
+// `eval "$(pixi shell-hook)"` in an allowed `.envrc`, at each load) and every `pixi run` and
+// `pixi shell` source the scripts `pixi.toml`'s `[activation] scripts` names (get_activator joins
+// each to the workspace's root) and export its `[activation.env]`, as devbox runs `devbox.json`'s
+// `init_hook` (reported, host40); the project-local `.pixi/config.toml` is merged over the user's
+// configuration (its `mirrors` choose where the next install's packages, and their activation
+// scripts, come from; `run-post-link-scripts` runs theirs). Planted with `hostRisks: []`.
+const HOST44_PIXI = ['pixi.toml', 'sub/pixi.toml', '.pixi/config.toml', 'sub/.pixi/config.toml']
+
+describeKeptAndReported("host44: pixi's manifest and its project-local configuration", [], HOST44_PIXI)

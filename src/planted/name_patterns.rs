@@ -108,6 +108,14 @@ const TRUNK_LINK: &str = "it is a symlink: Trunk runs the run commands of the ac
 const HERMIT_LINK: &str = "it is a symlink: Hermit's shell hooks source the activate-hermit of what it leads to when a shell enters the directory, and export its hermit.hcl's env";
 const BAZEL_LINK: &str = "it is a symlink: bazelisk runs the bazel of what it leads to in place of bazel for every bazel command in the workspace";
 
+/// Found by an attacker's review (host44): pixi merges a workspace's `.pixi/config.toml` over the
+/// user's configuration on every command, `pixi shell-hook` (its direnv integration, at each load)
+/// among them, which installs the environment first: its `mirrors` say where the packages come
+/// from (their `activate.d` scripts are then sourced in the host's shell), `run-post-link-scripts`
+/// runs theirs. `.pixi` holds the environments too, so only this file in it is matched.
+const PIXI: &str = ".pixi";
+const PIXI_CONFIG: &str = "pixi merges it over the user's configuration on every command here (pixi shell-hook in a direnv .envrc at each load, which installs first): its mirrors say where the packages whose activation scripts the host's shell sources come from, run-post-link-scripts runs theirs";
+
 /// What the entry `name` in a directory named `parent` can make the host do, when it is one of the
 /// patterns. Only when names are looked for at all (`protectedNames` or `reportedNames` not empty).
 pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str> {
@@ -131,6 +139,9 @@ pub fn what_it_does(parent: Option<&OsStr>, name: &OsStr) -> Option<&'static str
         if name == "activate-hermit" {
             return Some(HERMIT_ACTIVATE);
         }
+    }
+    if parent.is_some_and(|p| p == PIXI) && name == "config.toml" {
+        return Some(PIXI_CONFIG);
     }
     if parent.is_some_and(|p| p == TRUNK) && (name == "trunk.yaml" || name == "user.yaml") {
         return Some(TRUNK_CONFIG);
@@ -203,6 +214,8 @@ mod tests {
         assert!(of_path("w/.github/lsp.json".as_ref()).is_some() && of_path("w/lsp.json".as_ref()).is_none());
         assert!(of_path("w/.github/mcp.json".as_ref()).is_some() && of_path("w/mcp.json".as_ref()).is_none());
         assert!(of_path("w/.trunk/trunk.yaml".as_ref()).is_some() && of_path("w/sub/.trunk/user.yaml".as_ref()).is_some());
+        assert!(of_path("w/.pixi/config.toml".as_ref()).is_some() && of_path("w/sub/.pixi/config.toml".as_ref()).is_some());
+        assert!(of_path("w/config.toml".as_ref()).is_none() && of_path("w/.pixi/envs".as_ref()).is_none() && of_path("w/.cargo/config.toml".as_ref()).is_none());
         assert!(of_path("w/trunk.yaml".as_ref()).is_none() && of_path("w/.trunk/logs".as_ref()).is_none() && of_path("w/x/user.yaml".as_ref()).is_none());
         assert!(of_path("w/tool/bazel".as_ref()).is_none() && of_path("w/tools/bazelisk".as_ref()).is_none());
         for not in ["w/.code-workspace", "w/proj.code-workspace.bak", "w/hooks", "w/.github", "w/.github/workflows", "w/x/.githubx/hooks"] {

@@ -446,6 +446,11 @@ const REPORTED: &[(&str, &str)] = &[
     // Terraform starts each provider binary of `.terraform/providers` whose hash the lock file
     // (the run's too) lists. `terraform init` writes it: reported.
     (".terraform", "terraform-ls (the Terraform extension's language server) and tofu-ls have Terraform start the provider binaries installed in it (terraform providers schema) when the module opens and when .terraform.lock.hcl changes"),
+    // The same review (host44): `pixi shell-hook` (pixi's direnv integration, at each load), `pixi
+    // run` and `pixi shell` source the scripts of `pixi.toml`'s `[activation] scripts`
+    // (get_activator, from the workspace's root) and export its `[activation.env]`, as devbox runs
+    // `devbox.json`'s `init_hook`. `pixi add` writes it: reported.
+    ("pixi.toml", "pixi shell-hook (a direnv .envrc's, at each load), pixi run and pixi shell source the scripts its [activation] scripts names and export its [activation.env] in the host's shell"),
 ];
 
 /// What prek does with its configuration (`REPORTED`).
@@ -645,7 +650,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 43] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 44] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -710,6 +715,7 @@ mod tests {
             ("devshell", ["flake.nix", "flake.lock", "devshell.toml"].map(String::from).to_vec(), &reported),
             ("nlsp-settings", [".neoconf.json", ".nlsp-settings"].map(String::from).to_vec(), &protected),
             ("terraform-ls", [".terraform"].map(String::from).to_vec(), &reported),
+            ("pixi", ["pixi.toml"].map(String::from).to_vec(), &reported),
         ];
         for (tool, names, tier) in tools {
             for n in names {
