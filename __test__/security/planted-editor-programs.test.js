@@ -169,3 +169,16 @@ for (const [mode, extra] of Object.entries(MODES)) {
     '.vscode/settings.json': '{\n  "clangd.path": "${workspaceFolder:ws}/tools/clangd"\n}\n',
   }, ['tools/clangd'], extra))
 }
+
+// Found by an attacker's review (host44): nlsp-settings.nvim hands each language server Neovim
+// starts the settings of the project's `.nlsp-settings/<server>.json` (lspconfig's server names),
+// flat dotted keys as VS Code's settings.json has them; `.nlsp-settings` is protected (as
+// `.neoconf.json`), but the programs its files name were left writable, as `.neoconf.json`'s were
+// before host35: a default run appended to each with `hostRisks: []`.
+for (const [mode, extra] of Object.entries(MODES)) {
+  test(`${mode}: the programs a project's .nlsp-settings/<server>.json name cannot be rewritten unsaid`, eachKeptOrSaid({
+    '.nlsp-settings/rust_analyzer.json': '{\n  "rust-analyzer.cargo.buildScripts.overrideCommand": ["tools/nlsp-ra.sh", "--json"]\n}\n',
+    '.nlsp-settings/pyright.json': '{ "python.pythonPath": "./tools/nlsp-py" }\n',
+    '.nlsp-settings/clangd.json': '{ "clangd.path": "tools/nlsp-clangd" }\n',
+  }, ['tools/nlsp-ra.sh', 'tools/nlsp-py', 'tools/nlsp-clangd'], extra))
+}

@@ -78,6 +78,16 @@ pub const ENTRIES: &[(&str, Option<&str>, Syntax)] = &[
     (".vim", Some("coc-settings.json"), Syntax::Jsonc),
     (".helix", Some("languages.toml"), Syntax::Toml),
     (".neoconf.json", None, Syntax::Jsonc),
+    // nlsp-settings.nvim's per-server files (host44), named as lspconfig names its servers: the
+    // ones whose settings name programs or commands (the directory is open-ended; README).
+    (".nlsp-settings", Some("rust_analyzer.json"), Syntax::Jsonc),
+    (".nlsp-settings", Some("clangd.json"), Syntax::Jsonc),
+    (".nlsp-settings", Some("pyright.json"), Syntax::Jsonc),
+    (".nlsp-settings", Some("basedpyright.json"), Syntax::Jsonc),
+    (".nlsp-settings", Some("pylsp.json"), Syntax::Jsonc),
+    (".nlsp-settings", Some("gopls.json"), Syntax::Jsonc),
+    (".nlsp-settings", Some("lua_ls.json"), Syntax::Jsonc),
+    (".nlsp-settings", Some("ts_ls.json"), Syntax::Jsonc),
     ("rust-analyzer.toml", None, Syntax::Toml),
     (".idea", Some("watcherTasks.xml"), Syntax::Watchers),
     (".idea", Some("startup.xml"), Syntax::Startup),
