@@ -100,6 +100,8 @@ pub mod venv_way;
 mod watch;
 #[cfg(target_os = "linux")]
 mod watch_budget;
+#[cfg(all(test, target_os = "linux"))]
+mod watch_test_budget;
 #[cfg(not(target_os = "linux"))]
 #[path = "watch_none.rs"]
 mod watch;

@@ -142,7 +142,35 @@ const RETRY_AFTER: Duration = Duration::from_secs(10);
 /// keeps the stat rule).
 pub fn global() -> Option<&'static Arc<Watcher>> {
     static GLOBAL: Retried = Retried::new();
-    GLOBAL.get(Instant::now(), || Watcher::new(default_cap()))
+    GLOBAL.get(Instant::now(), make_global)
+}
+
+#[cfg(not(test))]
+fn make_global() -> io::Result<Arc<Watcher>> {
+    Watcher::new(default_cap())
+}
+
+/// The test binary's watcher runs under a budget of its own (`watch_test_budget`): nothing other
+/// processes of the user hold counts against it.
+#[cfg(test)]
+fn make_global() -> io::Result<Arc<Watcher>> {
+    Watcher::made(instance()?, default_cap(), None)
+}
+
+/// A fresh inotify instance of this process.
+fn instance() -> io::Result<OwnedFd> {
+    #[cfg(test)]
+    return super::watch_test_budget::instance(libc::IN_NONBLOCK | libc::IN_CLOEXEC);
+    #[cfg(not(test))]
+    {
+        // SAFETY: plain syscall; the descriptor it returns is owned by `OwnedFd` below.
+        let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a fresh descriptor that nothing else owns.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
 }
 
 /// A watcher made on first use whose failure is not kept for good: `EMFILE` is the user's instance
@@ -196,15 +224,13 @@ fn default_cap() -> usize {
 
 impl Watcher {
     pub fn new(cap: usize) -> io::Result<Arc<Watcher>> {
+        Watcher::made(instance()?, cap, super::watch_budget::budget())
+    }
+
+    /// A watcher on `inotify` that takes at most `cap` watches, and past its floor only while the
+    /// user's watches stay within half of `budget` (none: no such rule).
+    fn made(inotify: OwnedFd, cap: usize, budget: Option<usize>) -> io::Result<Arc<Watcher>> {
         let mounts = File::open("/proc/self/mountinfo")?;
-        // SAFETY: plain syscall; the descriptor it returns is owned by `OwnedFd` below.
-        let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: `fd` is a fresh descriptor that nothing else owns.
-        let inotify = unsafe { OwnedFd::from_raw_fd(fd) };
-        let budget = super::watch_budget::budget();
         let floor = budget.map_or(FLOOR, |b| FLOOR.min(b / 16));
         Ok(Arc::new(Watcher { inotify, mounts, cap, budget, floor, state: Mutex::new(State::default()) }))
     }
@@ -330,6 +356,8 @@ impl Watcher {
         // SAFETY: valid descriptor and NUL-terminated path.
         let wd = unsafe { libc::inotify_add_watch(self.inotify.as_raw_fd(), path.as_ptr(), mask | libc::IN_MASK_ADD) };
         if wd < 0 {
+            #[cfg(test)]
+            super::watch_test_budget::refused(&io::Error::last_os_error());
             return (read_at, None);
         }
         let s = &mut *s;
