@@ -40,6 +40,7 @@ const path = require('node:path')
 const { execFileSync, spawn, spawnSync } = require('node:child_process')
 const { run, show, tempTree, token, which, BASE, START_BOUND } = require('./helpers')
 const { withHost } = require('../fixtures/host-attack')
+const machineSetting = require('../fixtures/machine-setting')
 
 const HAS_CC = which('cc') !== null
 const ROOT = path.resolve(__dirname, '../..')
@@ -411,12 +412,15 @@ describe("the host's huge page pool stays the host's", { concurrency: 2 }, () =>
   }
 
   const POOL = '/proc/sys/vm/nr_hugepages'
-  const poolSkip = skip || (process.getuid() !== 0 && 'root only (sets a pool of two huge pages for the test)') ||
-    (fs.readFileSync(POOL, 'utf8').trim() !== '0' && 'the host has a huge page pool of its own: not touched')
-  test('with a pool of two huge pages, a default run takes none and the host still maps one (root only)', { skip: poolSkip, timeout: 60000 }, async (t) => {
+  const poolSkip = skip || (process.getuid() !== 0 && 'root only (sets a pool of two huge pages for the test)')
+  // The pool is the machine's: set under a lock every suite on the machine takes, and set back by
+  // the lock's holder (fixtures/machine-setting.js), so that two suites at once do not take each
+  // other's pool away. The timeout covers waiting for another suite's hold too.
+  test('with a pool of two huge pages, a default run takes none and the host still maps one (root only)', { skip: poolSkip, timeout: 180000 }, async (t) => {
     const tree = tempTree(t)
+    const before = await machineSetting.hold(t, POOL)
+    if (before.trim() !== '0') return t.skip('the host has a huge page pool of its own: not touched')
     fs.writeFileSync(POOL, '2')
-    t.after(() => fs.writeFileSync(POOL, '0'))
     if (fs.readFileSync(POOL, 'utf8').trim() !== '2') return t.skip('the kernel gave no pool')
     const hostProbe = () => results(execFileSync(path.join(bin, 'hugetlb'), { encoding: 'utf8' }))['mmap-hugetlb']
     assert.equal(hostProbe(), 'ok', 'the host maps a huge page from the pool (the test can tell)')
@@ -662,17 +666,19 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
   // The same as a crash: RLIMIT_CORE lowered to 0 through prlimit64 of its own pid (rfix33).
   const BY_PID_ABORT = 'import ctypes, os\nnew = (ctypes.c_ulong * 2)(0, 0)\nctypes.CDLL(None).prlimit(os.getpid(), 4, new, None)\nos.abort()'
   const PATTERN = '/proc/sys/kernel/core_pattern'
+  // core_pattern is the machine's: read and set under a lock every suite on the machine takes, and
+  // set back by the lock's holder (fixtures/machine-setting.js). The timeouts cover waiting for
+  // another suite's hold too.
   const patternSkip = (process.getuid() !== 0 && 'root only (sets kernel.core_pattern to a pipe for the test, and back)') ||
-    (fs.readFileSync(PATTERN, 'utf8').startsWith('|') && 'the host has a core helper of its own: not touched') ||
     (hardCore() === '0' && 'the host\'s hard RLIMIT_CORE is 0')
-  test('with a piped core_pattern, crashes in a default run (RLIMIT_CORE lowered to 0 first) start no host helper (root only)', { skip: patternSkip, timeout: 60000 }, async (t) => {
+  test('with a piped core_pattern, crashes in a default run (RLIMIT_CORE lowered to 0 first) start no host helper (root only)', { skip: patternSkip, timeout: 180000 }, async (t) => {
     const tree = tempTree(t)
     const log = path.join(tree.out, 'helper.log')
     const helper = path.join(tree.out, 'core-helper.sh')
     fs.writeFileSync(helper, `#!/bin/sh\nn=$(/usr/bin/wc -c)\necho "pid=$1 limit=$2 bytes=$n" >> ${log}\n`, { mode: 0o755 })
-    const before = fs.readFileSync(PATTERN, 'utf8')
+    const before = await machineSetting.hold(t, PATTERN)
+    if (before.startsWith('|')) return t.skip('the host has a core helper of its own: not touched')
     fs.writeFileSync(PATTERN, `|${helper} %P %c`)
-    t.after(() => fs.writeFileSync(PATTERN, before))
     // The host's own crash reaches the helper (the test can tell).
     spawnSync('sh', ['-c', 'kill -SEGV $$'])
     const seen = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '')
@@ -690,11 +696,11 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
   // that AF_UNIX socket, and the kernel streams the whole core into it whatever RLIMIT_CORE says
   // (1 stops a pipe's helper only): a default run's Python at RLIMIT_CORE 1 streamed 8.7 MB into
   // the host's listener, nothing said. No filter can keep a crash from it, so the run says so.
-  const socketSkip = (process.getuid() !== 0 && 'root only (sets kernel.core_pattern to a socket for the test, and back)') ||
-    (/^[|@]/.test(fs.readFileSync(PATTERN, 'utf8')) && 'the host has a core helper of its own: not touched')
-  test('with a socket core_pattern (@), a run says a crash\'s core reaches it (root only)', { skip: socketSkip, timeout: 60000 }, async (t) => {
+  const socketSkip = process.getuid() !== 0 && 'root only (sets kernel.core_pattern to a socket for the test, and back)'
+  test('with a socket core_pattern (@), a run says a crash\'s core reaches it (root only)', { skip: socketSkip, timeout: 180000 }, async (t) => {
     const tree = tempTree(t)
-    const before = fs.readFileSync(PATTERN, 'utf8')
+    const before = await machineSetting.hold(t, PATTERN)
+    if (/^[|@]/.test(before)) return t.skip('the host has a core helper of its own: not touched')
     try {
       fs.writeFileSync(PATTERN, `@${path.join(tree.out, 'core.sock')}`)
     } catch (err) {
@@ -721,15 +727,16 @@ describe("a crash inside starts no host core helper", { concurrency: 2 }, () => 
 // moment, as the socket test above does (a test beside it could change it back meanwhile).
 describe("a crash inside streams no memory into a socket core_pattern", () => {
   const PATTERN = '/proc/sys/kernel/core_pattern'
-  const coreSocketSkip = (which('python3') === null && 'no python3') || (process.getuid() !== 0 && 'root only (sets kernel.core_pattern to a socket for the test, and back)') ||
-    (/^[|@]/.test(fs.readFileSync(PATTERN, 'utf8')) && 'the host has a core helper of its own: not touched')
+  const coreSocketSkip = (which('python3') === null && 'no python3') || (process.getuid() !== 0 && 'root only (sets kernel.core_pattern to a socket for the test, and back)')
   // Found by an attacker's review (kern35): what a socket core_pattern takes from a run's crash is
   // the crash's whole memory, however large (rfix33: 8.7 MB of one Python). The helper gives the
   // command a coredump_filter of 0 (no mapping dumped but the vDSO), which every process it starts
   // inherits across fork and exec and none can write back (the sandbox's proc is read-only): a core
   // still reaches the listener, a few KiB of registers and notes instead of the run's memory.
-  test('with a socket core_pattern (@), a crash inside streams its notes, not its memory (root only)', { skip: coreSocketSkip, timeout: 60000 }, async (t) => {
+  test('with a socket core_pattern (@), a crash inside streams its notes, not its memory (root only)', { skip: coreSocketSkip, timeout: 180000 }, async (t) => {
     const tree = tempTree(t)
+    const before = await machineSetting.hold(t, PATTERN) // under the lock as above
+    if (/^[|@]/.test(before)) return t.skip('the host has a core helper of its own: not touched')
     const sock = path.join(tree.out, 'core.sock')
     const cores = []
     const server = net.createServer((c) => {
@@ -739,7 +746,6 @@ describe("a crash inside streams no memory into a socket core_pattern", () => {
     })
     await new Promise((res) => server.listen(sock, res))
     t.after(() => server.close())
-    const before = fs.readFileSync(PATTERN, 'utf8')
     const crash = 'import os\nheld = bytearray(os.urandom(1 << 20)) * 32\nos.abort()'
     const waitFor = async (n) => { for (let i = 0; i < 100 && cores.length < n; i++) await new Promise((res) => setTimeout(res, 100)) }
     let r, landlock

@@ -10,6 +10,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { show, run, sh, tempTree, hostMounts, which, token, q } = require('./helpers')
+const machineSetting = require('../fixtures/machine-setting')
 
 const DENIED = /permission denied|operation not permitted|read-only file system|must be superuser|only root can/i
 
@@ -391,7 +392,11 @@ for name, req, arg in (('SETD', 0x5423, struct.pack('i', 27)), ('TCOOFF', termio
 describe('kernel settings (root inside)', { concurrency: 4 }, () => {
   const sysctls = ['/proc/sys/kernel/printk_ratelimit', '/proc/sys/kernel/core_pattern', '/proc/sys/kernel/hostname', '/proc/sys/vm/drop_caches']
 
-  test('writing back the current value of printk_ratelimit, core_pattern, hostname fails; drop_caches cannot be opened for writing', async () => {
+  // core_pattern must not change meanwhile: other suites on the machine set it for a while
+  // (kernel-surface), under a lock this test shares (fixtures/machine-setting.js). Only root's
+  // suites set it; a lock file made by another user would keep root's out of /run/lock.
+  test('writing back the current value of printk_ratelimit, core_pattern, hostname fails; drop_caches cannot be opened for writing', { timeout: 180000 }, async (t) => {
+    if (process.getuid() === 0) await machineSetting.hold(t, '/proc/sys/kernel/core_pattern', { shared: true })
     const before = sysctls.map(readOrNull)
     const hostname = os.hostname()
     const r = await run(['python3', '-c', writeBackScript(sysctls)])
