@@ -234,7 +234,12 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
   // its policy's resolution, on the host's main thread and holding the process's lock on the held
   // links, for as long as the command lived: the host's event loop stood still (a 2 s timeout did
   // nothing), every run of the process with it.
-  test('a Landlock command that locks a held link\'s shared record cannot hold up the next run through that link, nor the host\'s event loop', { skip: !which('python3') && 'no python3' }, async (t) => {
+  // Each step waits for the one before to be reported, not for a time: the first run holds the link
+  // until the Landlock command says it took the record shared, the next run starts once it says it
+  // tried the exclusive lock (a fixed 3 s hold and 1 s waits raced a loaded machine's starts). The
+  // command holds its locks until the test ends, up to 120 s: the next run may take 60 s at most
+  // (a hang bound: held up, it waits for the command's end), its timeout 30 s below that.
+  test('a Landlock command that locks a held link\'s shared record cannot hold up the next run through that link, nor the host\'s event loop', { skip: !which('python3') && 'no python3', timeout: 300000 }, async (t) => {
     const tree = tempTree(t)
     fs.mkdirSync(path.join(tree.ws, 'cfg'))
     fs.writeFileSync(path.join(tree.ws, 'cfg/settings.json'), 'USER\n')
@@ -247,14 +252,16 @@ describe('policy paths resolved through a symlink in the workspace', { concurren
     // ordinary user failed here: every record was missed).
     const holds = (n) => { try { return fs.readFileSync(path.join(state, n)).includes(link) } catch { return false } }
     const records = () => { try { return fs.readdirSync(state).filter(holds) } catch { return [] } }
-    const first = sh('sleep 3', { cwd: tree.ws, sandbox: policy, timeout: 20000 })
-    assert.ok(await waitFor(() => records().length > 0, 2500), 'the first run holds the link')
+    const mayEnd = path.join(tree.ws, 'first-may-end')
+    const first = sh(`while [ ! -e ${mayEnd} ]; do sleep 0.05; done`, { cwd: tree.ws, sandbox: policy, timeout: 120000 })
+    assert.ok(await waitFor(() => records().length > 0, 60000), 'the first run holds the link')
     const done = path.join(tree.out, 'first-done')
+    const finish = path.join(tree.out, 'test-done')
     // Every lock a read-only descriptor can take: flock shared, then exclusive once the holder is
     // gone; a POSIX read lock too (the kind that meets open file description locks).
     const attack = `
 import fcntl, os, sys, time
-d, link, done = sys.argv[1:4]
+d, link, done, finish = sys.argv[1:5]
 held = []
 for n in os.listdir(d):
     try: f = open(os.path.join(d, n), 'rb')
@@ -269,23 +276,39 @@ while not os.path.exists(done): time.sleep(0.05)
 for f in held:
     try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB); print('exclusive', flush=True)
     except OSError as e: print('flock -x', e, flush=True)
-time.sleep(25)
+print('tried', flush=True)
+deadline = time.time() + 120
+while not os.path.exists(finish) and time.time() < deadline: time.sleep(0.05)
 `
-    const landlock = run(['python3', '-c', attack, state, link, done], { cwd: tree.out, linux: { allow: ['landlock'] }, timeout: 30000 })
+    // Resolved once the command's output has a line starting with the word.
+    let said = ''
+    const waiting = {}
+    const heard = (word) => new Promise((res) => { waiting[word] = res })
+    const shared = heard('shared')
+    const tried = heard('tried')
+    const landlock = run(['python3', '-c', attack, state, link, done, finish], {
+      cwd: tree.out, linux: { allow: ['landlock'] }, timeout: 150000,
+      onOutput: ({ data }) => {
+        said += data.toString()
+        for (const [word, res] of Object.entries(waiting)) if (new RegExp(`^${word}`, 'm').test(said)) res()
+      },
+    })
+    await Promise.race([shared, landlock])
+    fs.writeFileSync(mayEnd, '')
     const r1 = await first
     assert.equal(r1.exitCode, 0, show(r1))
-    await new Promise((r) => setTimeout(r, 1000))
     fs.writeFileSync(done, '')
-    await new Promise((r) => setTimeout(r, 1000))
+    await Promise.race([tried, landlock])
     let ticks = 0
     const ticker = setInterval(() => ticks++, 100)
     const t0 = Date.now()
-    const next = await sh('cat link/settings.json', { cwd: tree.ws, sandbox: policy, timeout: 3000 }).catch((e) => e)
+    const next = await sh('cat link/settings.json', { cwd: tree.ws, sandbox: policy, timeout: 30000 }).catch((e) => e)
     const took = Date.now() - t0
     clearInterval(ticker)
+    fs.writeFileSync(finish, '')
     const l = await landlock
     assert.match(l.stdout, /shared 1/, show(l))
-    assert.ok(took < 8000, `the next run through the link took ${took} ms (the host's loop ticked ${ticks} times in it; the Landlock command said ${JSON.stringify(l.stdout)})`)
+    assert.ok(took < 60000, `the next run through the link took ${took} ms (the host's loop ticked ${ticks} times in it; the Landlock command said ${JSON.stringify(l.stdout)})`)
     assert.equal(next.stdout, 'USER\n', show(next))
   })
 })
