@@ -870,6 +870,9 @@ describeKeptAndReported("host44: sourcekit-lsp's build server and configuration,
 // Planted with `hostRisks: []` at a top and below it, and review's apply landed it.
 const NLSP = ['.nlsp-settings/rust_analyzer.json', 'repo/.nlsp-settings/rust_analyzer.json']
 
+// Whether mkdir said it was refused `dir`, in either locale's quotes.
+const mkdirRefused = (stderr, dir) => [`‘${dir}’`, `'${dir}'`].some((quoted) => stderr.includes(`${quoted}: Permission denied`))
+
 describe("host44: nlsp-settings.nvim's .nlsp-settings", () => {
   for (const [mode, extra] of Object.entries(MODES)) {
     test(`${mode}: kept absent at a top and reported`, async (t) => {
@@ -880,12 +883,13 @@ describe("host44: nlsp-settings.nvim's .nlsp-settings", () => {
       const r = await sh(planting, { cwd: tree.ws, sandbox: { mode: 'workspace-write' }, ...extra })
       for (const rel of NLSP) {
         assert.equal(fs.existsSync(path.join(tree.ws, rel)), false, `${rel} stayed\n${JSON.stringify(r.hostRisks)}`)
-        // Landlock refuses the directory's creation (mkdir's message quotes it as ‘name’).
-        const refused = r.stderr.includes(`${path.dirname(rel)}’: Permission denied`)
+        // Landlock refuses the directory's creation (mkdir's message quotes it as ‘name’ in a
+        // UTF-8 locale, as 'name' in the C locale: CI's pass as an ordinary user has the latter).
+        const refused = mkdirRefused(r.stderr, path.dirname(rel))
         assert.ok(riskFor(r.hostRisks, tree.ws, rel) || (mode === 'landlock' && refused), `${rel}: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
       }
       const below = 'sub/.nlsp-settings/clangd.json'
-      const belowRefused = !fs.existsSync(path.join(tree.ws, below)) && r.stderr.includes('sub’: Permission denied')
+      const belowRefused = !fs.existsSync(path.join(tree.ws, below)) && mkdirRefused(r.stderr, 'sub')
       assert.ok(riskFor(r.hostRisks, tree.ws, below) || (mode === 'landlock' && belowRefused), `${below}: ${JSON.stringify(r.hostRisks)}\n${show(r)}`)
     })
   }
