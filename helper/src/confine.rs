@@ -178,7 +178,7 @@ fn mount_root(fd: i32) -> bool {
 
 /// In the command's process: its own session (TIOCSTI aside, a new session keeps it out of the
 /// caller's terminal job control), no capabilities (sandspawn may run as root), a fresh session
-/// keyring, no_new_privs, Landlock, seccomp. Any failure stops the command from running.
+/// keyring, no memory merged by KSM, no_new_privs, Landlock, seccomp. Any failure stops the command from running.
 pub fn apply(p: &Prepared) -> Result<(), Failure> {
     if unsafe { libc::setsid() } < 0 {
         let e = last_errno();
@@ -186,6 +186,7 @@ pub fn apply(p: &Prepared) -> Result<(), Failure> {
     }
     crate::capabilities::drop_all()?;
     crate::userns::fresh_session_keyring()?;
+    crate::memory_merge::stop_merging()?;
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         let e = last_errno();
         return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));

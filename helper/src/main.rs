@@ -87,6 +87,8 @@ mod host_objects;
 #[cfg(target_os = "linux")]
 mod kernel_masks;
 #[cfg(target_os = "linux")]
+mod memory_merge;
+#[cfg(target_os = "linux")]
 mod planned_mounts;
 #[cfg(target_os = "linux")]
 mod propagation;
@@ -579,7 +581,8 @@ fn set_rlimit(limit: &Rlimit) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The last step before exec under bwrap: a fresh session keyring, no_new_privs, the Landlock
+/// The last step before exec under bwrap: a fresh session keyring, no memory merged by KSM
+/// (`memory_merge`), no_new_privs, the Landlock
 /// guard of FIFOs and devices outside the writable mounts (`write_guard`), the filter
 /// (baseline, `sockets`, tracing of the own tree); then a check that the filter holds.
 #[cfg(target_os = "linux")]
@@ -590,6 +593,7 @@ fn confine_command(sockets: seccomp::Sockets) -> Result<(), Failure> {
     })?;
     let filter = sock_filters(seccomp::program(arch, seccomp::Filter { sockets, tracing: seccomp::Tracing::OwnTree, shield: None }));
     userns::fresh_session_keyring()?;
+    memory_merge::stop_merging()?;
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         let e = last_errno();
         return Err(setup(e, format!("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", describe(e))));

@@ -84,15 +84,18 @@ pub(super) fn check_block(check: Check, arch: Arch) -> Vec<Insn> {
         Check::ArgAmong(off, values) => arg_in(off, &values, RET_EPERM, RET_ALLOW),
         Check::ArgIn(off, values) => arg_in(off, values, RET_EPERM, RET_ALLOW),
         Check::ArgInAnswers(off, values, ret) => arg_in(off, values, ret, RET_ALLOW),
+        Check::ArgAnswers(off, answers) => arg_answers(off, answers),
         Check::FcntlOf(commands) => fcntl_of(commands, arch.o_direct()),
         Check::UnixPairOf(types) => unix_pair_of(types),
         Check::SocketOf(families) => socket_of(families),
         Check::OptionsIn(levels) => options_in(levels),
         Check::OwnLimitsKeeping(resource, others_refused) => own_limits_keeping(resource, others_refused),
-        // The first differs: jump over the second's load and its tests, to arg_in's allow.
-        Check::ArgIsThenIn((off_a, a), (off_b, values)) => {
-            let mut b = vec![(LD_W_ABS, 0, 0, off_a), (JEQ_K, 0, u8::try_from(values.len() + 1).expect("short"), a)];
+        // The first differs: jump over the second's whole arg_in block (its load, tests and two
+        // returns), to the answers of the first.
+        Check::ArgIsThenIn((off_a, a), (off_b, values), answers) => {
+            let mut b = vec![(LD_W_ABS, 0, 0, off_a), (JEQ_K, 0, u8::try_from(values.len() + 3).expect("short"), a)];
             b.extend(arg_in(off_b, values, RET_EPERM, RET_ALLOW));
+            b.extend(arg_answers(off_a, answers));
             b
         }
         Check::ArgIs(off, value) => vec![(LD_W_ABS, 0, 0, off), (JEQ_K, 0, 1, value), (RET_K, 0, 0, RET_EPERM), (RET_K, 0, 0, RET_ALLOW)],
@@ -119,6 +122,18 @@ fn arg_in(off: u32, values: &[u32], hit: u32, miss: u32) -> Vec<Insn> {
     }
     b.push((RET_K, 0, 0, miss));
     b.push((RET_K, 0, 0, hit));
+    b
+}
+
+/// Each `(value, return)`'s return when the argument at `off` is that value, else allow.
+fn arg_answers(off: u32, answers: &[(u32, u32)]) -> Vec<Insn> {
+    let mut b = vec![(LD_W_ABS, 0, 0, off)];
+    for (value, ret) in answers {
+        // Not this value: jump over its return, to the next test.
+        b.push((JEQ_K, 0, 1, *value));
+        b.push((RET_K, 0, 0, *ret));
+    }
+    b.push((RET_K, 0, 0, RET_ALLOW));
     b
 }
 

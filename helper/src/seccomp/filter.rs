@@ -119,6 +119,8 @@ pub enum Check {
     /// This return value (not EPERM) when the argument equals one of these: `(offset, values,
     /// return)`.
     ArgInAnswers(u32, &'static [u32], u32),
+    /// Each value its own return value, when the argument equals it: `(offset, [(value, return)])`.
+    ArgAnswers(u32, &'static [(u32, u32)]),
     /// EPERM when the argument equals one of these three (values known when the filter is made).
     ArgAmong(u32, [u32; 3]),
     /// EPERM when the argument equals this.
@@ -131,8 +133,9 @@ pub enum Check {
     /// creating flags and a set-ID mode).
     ArgsMask([(u32, u32); 2]),
     /// EPERM when the first argument `(offset, value)` equals its value and the second, at its
-    /// offset, is one of these (`setsockopt`'s level and option).
-    ArgIsThenIn((u32, u32), (u32, &'static [u32])),
+    /// offset, is one of these; when the first differs, it is answered as `ArgAnswers` (`prctl`'s
+    /// option and mode, and the options answered as a kernel without them).
+    ArgIsThenIn((u32, u32), (u32, &'static [u32]), &'static [(u32, u32)]),
     /// `prlimit64`: when the pid (the first argument) is not 0, the caller, EPERM if `true`, else
     /// allowed; then, when the resource is this one and a new limit is given (the third argument,
     /// a pointer: both halves), `RET_DONE` without the call, or EPERM when the old limit is asked
@@ -260,6 +263,11 @@ pub(crate) const SHM_HUGETLB: u32 = 0o4000;
 pub(crate) const POSIX_FADV_DONTNEED: u32 = 4;
 pub(crate) const MADV_COLD: u32 = 20;
 pub(crate) const MADV_PAGEOUT: u32 = 21;
+/// Marking memory for kernel same-page merging (KSM), which merges identical pages of every
+/// process so marked, the host's included: `madvise`'s advice and `prctl`'s option for a whole
+/// process (Linux 6.4); the same numbers on x86_64 and aarch64.
+pub(crate) const MADV_MERGEABLE: u32 = 12;
+pub(crate) const PR_SET_MEMORY_MERGE: u32 = 67;
 pub(crate) const IP_ADD_MEMBERSHIP: u32 = 35;
 pub(crate) const IP_ADD_SOURCE_MEMBERSHIP: u32 = 39;
 pub(crate) const MCAST_JOIN_GROUP: u32 = 42;

@@ -1180,3 +1180,33 @@ fn every_filter_refuses_requeueing_shared_futexes() {
         }
     }
 }
+
+/// Found by an attacker's review (kern45): with KSM running, a default read-only run made 256 pages
+/// mergeable (`madvise(MADV_MERGEABLE)`), each a copy of a host process's mergeable page with
+/// another guess of its unknown byte, and read the byte from which of them ksmd merged. Marking
+/// memory mergeable is answered `EINVAL` in every filter, by `madvise` and by `prctl`'s
+/// `PR_SET_MEMORY_MERGE` (a whole process), as a kernel without KSM answers; the reclaiming advice
+/// is still answered 0 without the call, every other advice and option passes, and
+/// `PR_SET_SECCOMP`'s filter mode is still refused.
+#[test]
+fn memory_cannot_be_made_mergeable_in_every_filter() {
+    const RET_EINVAL: u32 = 0x0005_0000 | 22;
+    const RET_DONE: u32 = 0x0005_0000;
+    // (advice, answer): MADV_MERGEABLE, the same as an int with a high half, MADV_PAGEOUT,
+    // MADV_DONTNEED, MADV_UNMERGEABLE.
+    let advice = [(12, RET_EINVAL), (0xffff_ffff_0000_000c, RET_EINVAL), (21, RET_DONE), (4, RET_ALLOW), (13, RET_ALLOW)];
+    // (option, argument, answer): PR_SET_MEMORY_MERGE on and off, PR_SET_SECCOMP's filter and
+    // strict modes, PR_GET_MEMORY_MERGE, PR_SET_NAME (with 67 as its argument too).
+    let options = [(67, 1, RET_EINVAL), (67, 0, RET_EINVAL), (22, 2, RET_EPERM), (22, 1, RET_ALLOW), (68, 0, RET_ALLOW), (15, 2, RET_ALLOW), (15, 67, RET_ALLOW)];
+    for (arch, audit) in ARCHES {
+        for f in filters() {
+            let p = program(arch, f);
+            for (a, want) in advice {
+                assert_eq!(run3(&p, audit, Sys::Madvise.number(arch), [0x1000, 4096, a]), want, "{arch:?} {f:?} madvise advice {a:#x}");
+            }
+            for (option, arg, want) in options {
+                assert_eq!(run(&p, audit, Sys::Prctl.number(arch), [option, arg]), want, "{arch:?} {f:?} prctl({option}, {arg})");
+            }
+        }
+    }
+}
