@@ -56,12 +56,28 @@ test('lookups: the user\'s proxy gets checked addresses, failed lookups are refu
 // reached the LAN from the sandbox.
 const ON_LINK = path.join(__dirname, '..', 'fixtures', 'on-link-neighbour.js')
 
-test("an address on the host's own network (an IPv6 LAN neighbour) is refused as private", { timeout: 180000 }, (t) => {
-  const r = namespaced(t, ON_LINK, 150000)
+/** The fixture's neighbour at 2001:db8:1::2 and the host's 2001:db8:1::1, both refused and neither reached. */
+function neighbourRefused(t, fixture, lan) {
+  const r = namespaced(t, fixture, 150000)
   if (!r) return
   const text = JSON.stringify(r, null, 1)
   assert.deepEqual(r.own.denials, ['[2001:db8:1::1] http private_address'], `the host's own address was refused already\n${text}`)
-  assert.equal(r.reachedNeighbour, 0, `the neighbour on the host's /64 was reached\n${text}`)
+  assert.equal(r.reachedNeighbour, 0, `the neighbour on ${lan} was reached\n${text}`)
   assert.deepEqual(r.neighbour.denials, ['[2001:db8:1::2] http private_address'], text)
   assert.equal(r.reachedInAll, 0, text)
+}
+
+test("an address on the host's own network (an IPv6 LAN neighbour) is refused as private", { timeout: 180000 }, (t) => {
+  neighbourRefused(t, ON_LINK, "the host's /64")
+})
+
+// The host's LAN known by a route, not a netmask (found by an attacker's review, rev45): a host
+// given its address by DHCPv6 holds it as a /128 (NetworkManager, systemd-networkd), and the /64
+// its neighbours are on is on-link by the route the router's advertised prefix makes. The guard
+// took the network from the interface's netmask only, so on such a host the neighbour at
+// 2001:db8:1::2 was reached as a public address.
+const ON_LINK_ROUTE = path.join(__dirname, '..', 'fixtures', 'on-link-route-neighbour.js')
+
+test("an address on a network the host reaches on-link by a route (a DHCPv6 host's LAN) is refused as private", { timeout: 180000 }, (t) => {
+  neighbourRefused(t, ON_LINK_ROUTE, "the host's on-link /64")
 })

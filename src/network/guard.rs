@@ -95,13 +95,14 @@ fn refused_v6(a: Ipv6Addr) -> bool {
         || a.segments()[..2] == [0x64, 0xff9b] && a.segments()[2..6] != [0, 0, 0, 0] // local-use NAT64 64:ff9b:1::/48
 }
 
-/// The host's own interface addresses, each with the network its interface is on (best effort:
-/// none when they cannot be listed).
+/// The host's own interface addresses, each with the network its interface is on, and the
+/// networks its routing table reaches on-link (`on_link`: a DHCPv6 /128's LAN); best effort: none
+/// when they cannot be listed.
 pub fn own_addresses() -> Vec<IpNet> {
-    let Ok(addrs) = nix::ifaddrs::getifaddrs() else {
-        return Vec::new();
-    };
-    let mut out: Vec<IpNet> = addrs.filter_map(|ifa| own_network(ip_of(ifa.address?)?, ifa.netmask.and_then(ip_of))).collect();
+    let mut out = super::on_link::networks();
+    if let Ok(addrs) = nix::ifaddrs::getifaddrs() {
+        out.extend(addrs.filter_map(|ifa| own_network(ip_of(ifa.address?)?, ifa.netmask.and_then(ip_of))));
+    }
     out.sort();
     out.dedup();
     out
@@ -123,9 +124,8 @@ fn own_network(addr: IpAddr, mask: Option<IpAddr>) -> Option<IpNet> {
         Some(IpAddr::V6(m)) => u128::from(m).leading_ones() as u8,
         None => 0,
     };
-    let (shortest, whole) = if addr.is_ipv4() { (8, 32) } else { (32, 128) };
-    let prefix = if prefix < shortest || prefix > whole { whole } else { prefix };
-    IpNet::new(addr, prefix).ok()
+    let whole = if addr.is_ipv4() { 32 } else { 128 };
+    IpNet::new(addr, if super::on_link::lan_prefix(addr, prefix) { prefix } else { whole }).ok()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod for_run;
 pub mod guard;
 pub mod host;
 pub mod loopback;
+mod on_link;
 pub mod policy;
 pub mod proxy;
 pub mod public_suffix;
