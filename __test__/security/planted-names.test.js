@@ -938,3 +938,26 @@ describe("host44: Terraform's .terraform (the provider binaries terraform-ls has
 const HOST44_PIXI = ['pixi.toml', 'sub/pixi.toml', '.pixi/config.toml', 'sub/.pixi/config.toml']
 
 describeKeptAndReported("host44: pixi's manifest and its project-local configuration", [], HOST44_PIXI)
+
+// Found by an attacker's review (host45), each planted with `hostRisks: []` in every mode (review's
+// apply landed it): what direnv's own stdlib and the version managers' per-directory files have
+// the host run. direnv's `use nix` runs `nix-shell` (its `shellHook`) on every load with
+// `default.nix` where there is no `shell.nix`, and watches both (stdlib.sh use_nix; nix-direnv's
+// `use nix` builds from and watches `default.nix` too); `use guix` evals `guix shell
+// --search-paths`, which loads the Guile of `manifest.scm` or `guix.scm` (guix/scripts/shell.scm:
+// auto-detect-manifest, in a directory the user authorized by path, not by content), and with
+// `channels.scm` runs `guix time-machine -C channels.scm`, the Guix those channels build; it
+// watches all three. jEnv's shims (`java`, and `mvn`, `gradle` with its plugins) and its export
+// plugin's prompt hook take the version of the nearest `.java-version` (or `.jenv-version`) up
+// from the cwd and run `$JENV_ROOT/versions/<version>/bin/<command>` with no check of the word
+// (libexec/jenv-version-name: `../../../../ws/jdk` leads into the workspace; goenv and pyenv
+// refuse such a word), and pass the words of the nearest `.java-options` to every java command
+// (`-javaagent:` loads code). The projects commit them (`jenv local`, `guix shell
+// --export-manifest`): reported. direnv's `use vim` has direnv.vim source `.vimrc.local`
+// (its default) when Vim opens a file below the `.envrc`, which allowing the `.envrc` does not
+// cover, as `.envrc.local`; nodenv-vars exports `.nodenv-vars`' variables (NODE_OPTIONS) into
+// every node command, as rbenv-vars does `.rbenv-vars`'. No command writes them: kept.
+const HOST45_KEPT = ['.vimrc.local', '.nodenv-vars']
+const HOST45_REPORTED = ['default.nix', 'sub/default.nix', 'guix.scm', 'manifest.scm', 'channels.scm', 'sub/manifest.scm', '.java-version', '.jenv-version', '.java-options', 'sub/.java-version']
+
+describeKeptAndReported("host45: direnv's use nix, use guix and use vim, jEnv's and nodenv-vars' files", HOST45_KEPT, HOST45_REPORTED)

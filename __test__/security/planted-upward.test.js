@@ -354,3 +354,11 @@ keptAboveWithOwn("hostb38: proto's .prototools and zsh-autoenv's .autoenv.zsh ab
 // in the directories between /tmp and a workspace nested below it landed with `hostRisks: []` in
 // every mode. A protected name now, kept there as every protected name is.
 keptAboveWithOwn("host42: lazygit's .lazygit.yml above a workspace nested below /tmp", ['../.lazygit.yml', '../../.lazygit.yml'], ['package.json'], 'package.json')
+
+// Found by an attacker's review (host45): jEnv takes the nearest `.java-version` (`.jenv-version`)
+// and `.java-options` from the cwd up to `/` (libexec/jenv-version-file, jenv-options-file) for
+// every java command its shims run, the version word joined to its versions directory unchecked;
+// nodenv-vars sets every ancestor's `.nodenv-vars` variables (NODE_OPTIONS) for each command
+// nodenv's shims run (bin/nodenv-vars). Planted above a workspace nested below /tmp with
+// `hostRisks: []` in every mode. (In a root jEnv's are reported names; `.nodenv-vars` is protected.)
+keptAboveWithOwn("host45: jEnv's .java-version and .java-options, nodenv-vars' .nodenv-vars above a workspace nested below /tmp", ['../.java-version', '../../.java-options', '../.jenv-version', '../../.nodenv-vars'], ['package.json'], 'package.json')

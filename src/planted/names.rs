@@ -220,6 +220,14 @@ const DEFAULTS: &[(&str, &str)] = &[
     // on their keys. A workspace holding repositories, and every directory above a nested one, is
     // such a parent; lazygit reads no repository's own top one, so a command has no need to write it.
     (".lazygit.yml", "lazygit applies it to every repository below it: its git.paging.pager runs on each diff shown (at start), os.edit and customCommands on their keys"),
+    // Found by an attacker's review (host45), each planted with `hostRisks: []` (bwrap, Landlock;
+    // review's apply landed them): direnv's stdlib `use vim` puts `.vimrc.local` (its default) in
+    // DIRENV_EXTRA_VIMRC, and direnv.vim sources it when Vim opens a file below the `.envrc`
+    // (autoload/direnv/extra_vimrc.vim): allowing the `.envrc` does not cover it, as `.envrc.local`.
+    // nodenv-vars exports the variables of every ancestor's `.nodenv-vars` into each command
+    // nodenv's shims run (bin/nodenv-vars), as rbenv-vars does `.rbenv-vars`'. Users write both.
+    (".vimrc.local", "direnv.vim sources it when Vim opens a file below it, wherever the .envrc says `use vim` (its default file): allowing the .envrc does not cover it"),
+    (".nodenv-vars", "nodenv-vars sets the variables it lists (NODE_OPTIONS: code node loads) for every node and npm command nodenv's shims run here and below"),
 ];
 
 /// The report-only tier (`sandbox.reportedNames`): files tools run that commands legitimately
@@ -451,7 +459,31 @@ const REPORTED: &[(&str, &str)] = &[
     // (get_activator, from the workspace's root) and export its `[activation.env]`, as devbox runs
     // `devbox.json`'s `init_hook`. `pixi add` writes it: reported.
     ("pixi.toml", "pixi shell-hook (a direnv .envrc's, at each load), pixi run and pixi shell source the scripts its [activation] scripts names and export its [activation.env] in the host's shell"),
+    // Found by an attacker's review (host45), each planted with `hostRisks: []` (bwrap, Landlock;
+    // review's apply landed them). direnv's stdlib `use nix` runs `nix-shell` (its shellHook) at
+    // every load on `default.nix` where there is no `shell.nix`, and watches both (nix-direnv's
+    // `use nix` builds from and watches it too, as it does `shell.nix`, reported since fix33).
+    // Its `use guix` evals `guix shell --search-paths`, which loads (runs) the Guile of the nearest
+    // `manifest.scm` or `guix.scm` in a directory the user authorized by its path
+    // (guix/scripts/shell.scm, auto-detect-manifest), or with `channels.scm` has `guix
+    // time-machine` build and run the Guix those channels name; it watches all three. jEnv's shims
+    // and its export plugin's prompt hook take the nearest `.java-version` (`.jenv-version`) and
+    // join its word to `$JENV_ROOT/versions/` unchecked (`../` leads into the workspace; goenv and
+    // pyenv refuse such a word since CVE-2022-35861), and pass `.java-options`' words to every java
+    // command. The projects commit them (`jenv local`, `guix shell --export-manifest`): reported.
+    ("default.nix", "direnv's `use nix` runs nix-shell on it (its shellHook) in the host's shell at every load where there is no shell.nix; nix-direnv's builds it again when it changes and evals it at the next prompt"),
+    ("manifest.scm", GUIX),
+    ("guix.scm", GUIX),
+    ("channels.scm", "direnv's `use guix` (an allowed .envrc's) has guix time-machine build the Guix of the channels it names and run it, at every load where it is present"),
+    (".java-version", JENV),
+    (".jenv-version", JENV),
+    (".java-options", "jEnv passes its words to every java command its shims run here and below (-javaagent loads code), and to Maven's and Gradle's through its plugins"),
 ];
+
+/// What Guix does with the manifests `guix shell` finds by itself (`REPORTED`).
+const GUIX: &str = "guix shell with no packages (direnv's `use guix` at every load) loads it, Guile code run on the host, where the user authorized its directory (by path, not content)";
+/// What jEnv does with its version files (`REPORTED`).
+const JENV: &str = "jEnv's shims run the java (and the commands of its plugins) of the version it names, joined to its versions directory unchecked (a ../ path leads into the workspace), and its export plugin sets JAVA_HOME there at each prompt";
 
 /// What prek does with its configuration (`REPORTED`).
 const PREK: &str = "prek (a pre-commit in Rust) runs the hooks it lists on git hooks once installed: its hook finds prek.toml before .pre-commit-config.yaml and .pre-commit-config.yml";
@@ -650,7 +682,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 44] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 48] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -716,6 +748,12 @@ mod tests {
             ("nlsp-settings", [".neoconf.json", ".nlsp-settings"].map(String::from).to_vec(), &protected),
             ("terraform-ls", [".terraform"].map(String::from).to_vec(), &reported),
             ("pixi", ["pixi.toml"].map(String::from).to_vec(), &reported),
+            // host45: what direnv's stdlib `use nix`, `use guix` and `use vim` run, jEnv's and
+            // nodenv-vars' files.
+            ("direnv use nix", ["shell.nix", "default.nix"].map(String::from).to_vec(), &reported),
+            ("direnv use guix", ["manifest.scm", "guix.scm", "channels.scm"].map(String::from).to_vec(), &reported),
+            ("jEnv", [".java-version", ".jenv-version", ".java-options"].map(String::from).to_vec(), &reported),
+            ("direnv use vim, nodenv-vars", [".vimrc.local", ".nodenv-vars"].map(String::from).to_vec(), &protected),
         ];
         for (tool, names, tier) in tools {
             for n in names {
@@ -727,7 +765,7 @@ mod tests {
         for dir in [".qwen", ".kiro", ".kilocode", ".junie", ".factory", ".clinerules", ".amp", ".iflow", ".pi", ".openhands", ".theia", ".sl", ".jj", ".pijul", "_darcs", ".nlsp-settings"] {
             assert_eq!(placeholder_kind(dir), PlaceholderKind::Dir, "{dir}");
         }
-        for file in [".ycm_extra_conf.py", ".lvimrc", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".proverc", ".fslckout", "_FOSSIL_", ".lazygit.yml", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
+        for file in [".vimrc.local", ".nodenv-vars", ".ycm_extra_conf.py", ".lvimrc", ".lazy.lua", ".dir-locals.el", ".dir-locals-2.el", ".perldb", ".ghci", ".ocamlinit", ".octaverc", ".erlang", ".proverc", ".fslckout", "_FOSSIL_", ".lazygit.yml", ".zlogout", ".zshrc.zwc", "_exrc", ".vimrc", "_vimrc", "_gvimrc", ".devcontainer.json", "opencode.jsonc", "irb.rc", "_irbrc", "$irbrc"] {
             assert_eq!(placeholder_kind(file), PlaceholderKind::File, "{file}");
         }
     }

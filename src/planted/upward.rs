@@ -194,7 +194,17 @@ const UPWARD: &[(&str, &str)] = &[
     // `[env]` and `[shell] aliases` in the user's shell, with no trust step. In a root it is a
     // reported name (`proto pin` writes it).
     (".prototools", "proto's shell activation merges every ancestor's: its [env] variables and [shell] aliases are exported into the shell at every cd in the workspaces below, unasked"),
+    // Found by an attacker's review (host45): jEnv takes the nearest `.java-version` (or older
+    // `.jenv-version`) and `.java-options` from the cwd up to `/` (libexec/jenv-version-file,
+    // jenv-options-file) for every java command its shims run and for the JAVA_HOME its export
+    // plugin sets at each prompt; the version word is joined to its versions directory unchecked.
+    // In a root they are reported names (`jenv local` writes them).
+    (".java-version", JENV_VERSION),
+    (".jenv-version", JENV_VERSION),
+    (".java-options", "jEnv takes the nearest ancestor's for a directory with none: its words are passed to every java command its shims run (-javaagent loads code)"),
 ];
+
+const JENV_VERSION: &str = "jEnv takes the nearest ancestor's for a directory with none: its shims run the java of the version it names (a ../ path leads anywhere) and its export plugin sets JAVA_HOME there at each prompt";
 
 const WRANGLER: &str = "wrangler takes the nearest ancestor's configuration: its `[build] command` runs in sh before every wrangler dev and deploy";
 
@@ -324,7 +334,7 @@ mod tests {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert!(!all.iter().any(|a| a == "mise"), "$TMPDIR/mise is mise's own temporary directory");
-        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json", ".prototools"] {
+        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json", ".prototools", ".java-version", ".jenv-version", ".java-options"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
