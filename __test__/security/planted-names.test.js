@@ -961,3 +961,11 @@ const HOST45_KEPT = ['.vimrc.local', '.nodenv-vars']
 const HOST45_REPORTED = ['default.nix', 'sub/default.nix', 'guix.scm', 'manifest.scm', 'channels.scm', 'sub/manifest.scm', '.java-version', '.jenv-version', '.java-options', 'sub/.java-version']
 
 describeKeptAndReported("host45: direnv's use nix, use guix and use vim, jEnv's and nodenv-vars' files", HOST45_KEPT, HOST45_REPORTED)
+
+// The same review (host45): tfenv's `terraform` shim (lib/tfenv-exec.sh) runs
+// `$TFENV_CONFIG_DIR/versions/<version>/terraform` for the word of the nearest `.terraform-version`
+// up from the cwd (lib/tfenv-version-file.sh), unchecked (`../../../ws/tf` leads into the
+// workspace; only `latest`, `min-required` and a leading `v` are read otherwise), and tofuenv's
+// `tofu` does the same with `.opentofu-version`. terraform-ls runs `terraform` by itself when an
+// editor opens the module (host44). Planted with `hostRisks: []`; `tfenv pin` writes it: reported.
+describeKeptAndReported("host45: tfenv's .terraform-version and tofuenv's .opentofu-version", [], ['.terraform-version', 'sub/.terraform-version', '.opentofu-version'])

@@ -362,3 +362,8 @@ keptAboveWithOwn("host42: lazygit's .lazygit.yml above a workspace nested below 
 // nodenv's shims run (bin/nodenv-vars). Planted above a workspace nested below /tmp with
 // `hostRisks: []` in every mode. (In a root jEnv's are reported names; `.nodenv-vars` is protected.)
 keptAboveWithOwn("host45: jEnv's .java-version and .java-options, nodenv-vars' .nodenv-vars above a workspace nested below /tmp", ['../.java-version', '../../.java-options', '../.jenv-version', '../../.nodenv-vars'], ['package.json'], 'package.json')
+
+// The same review (host45): tfenv and tofuenv take the nearest `.terraform-version` and
+// `.opentofu-version` from the cwd up to `/` (lib/tfenv-version-file.sh), the word joined to their
+// versions directory unchecked: planted above a nested workspace with `hostRisks: []`.
+keptAboveWithOwn("host45: tfenv's .terraform-version and tofuenv's .opentofu-version above a workspace nested below /tmp", ['../.terraform-version', '../../.opentofu-version'], ['package.json'], 'package.json')

@@ -478,7 +478,16 @@ const REPORTED: &[(&str, &str)] = &[
     (".java-version", JENV),
     (".jenv-version", JENV),
     (".java-options", "jEnv passes its words to every java command its shims run here and below (-javaagent loads code), and to Maven's and Gradle's through its plugins"),
+    // The same review (host45): tfenv's `terraform` shim (lib/tfenv-exec.sh) runs
+    // `$TFENV_CONFIG_DIR/versions/<version>/terraform` for the nearest `.terraform-version`'s word,
+    // unchecked, and tofuenv's `tofu` the same for `.opentofu-version`; terraform-ls runs terraform
+    // by itself when the module opens. `tfenv pin` writes it: reported.
+    (".terraform-version", TFENV),
+    (".opentofu-version", TFENV),
 ];
+
+/// What tfenv and tofuenv do with their version files (`REPORTED`).
+const TFENV: &str = "tfenv's terraform (tofuenv's tofu) runs the binary of the version it names, joined to its versions directory unchecked (a ../ path leads into the workspace), on every command here and below, those terraform-ls runs when the module opens too";
 
 /// What Guix does with the manifests `guix shell` finds by itself (`REPORTED`).
 const GUIX: &str = "guix shell with no packages (direnv's `use guix` at every load) loads it, Guile code run on the host, where the user authorized its directory (by path, not content)";
@@ -682,7 +691,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 48] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 49] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -753,6 +762,7 @@ mod tests {
             ("direnv use nix", ["shell.nix", "default.nix"].map(String::from).to_vec(), &reported),
             ("direnv use guix", ["manifest.scm", "guix.scm", "channels.scm"].map(String::from).to_vec(), &reported),
             ("jEnv", [".java-version", ".jenv-version", ".java-options"].map(String::from).to_vec(), &reported),
+            ("tfenv, tofuenv", [".terraform-version", ".opentofu-version"].map(String::from).to_vec(), &reported),
             ("direnv use vim, nodenv-vars", [".vimrc.local", ".nodenv-vars"].map(String::from).to_vec(), &protected),
         ];
         for (tool, names, tier) in tools {

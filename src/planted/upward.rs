@@ -202,7 +202,13 @@ const UPWARD: &[(&str, &str)] = &[
     (".java-version", JENV_VERSION),
     (".jenv-version", JENV_VERSION),
     (".java-options", "jEnv takes the nearest ancestor's for a directory with none: its words are passed to every java command its shims run (-javaagent loads code)"),
+    // The same review: tfenv and tofuenv walk from the cwd up to `/` the same way
+    // (lib/tfenv-version-file.sh) for every terraform or tofu command.
+    (".terraform-version", TFENV),
+    (".opentofu-version", TFENV),
 ];
+
+const TFENV: &str = "tfenv (tofuenv) takes the nearest ancestor's for a directory with none: its terraform (tofu) runs the binary of the version it names, a ../ path leading anywhere, on every command in the workspaces below";
 
 const JENV_VERSION: &str = "jEnv takes the nearest ancestor's for a directory with none: its shims run the java of the version it names (a ../ path leads anywhere) and its export plugin sets JAVA_HOME there at each prompt";
 
@@ -334,7 +340,7 @@ mod tests {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert!(!all.iter().any(|a| a == "mise"), "$TMPDIR/mise is mise's own temporary directory");
-        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json", ".prototools", ".java-version", ".jenv-version", ".java-options"] {
+        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json", ".prototools", ".java-version", ".jenv-version", ".java-options", ".terraform-version", ".opentofu-version"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
