@@ -9,6 +9,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { runWithEscalation, SandboxError } = require('..')
+const { START_BOUND } = require('./fixtures/spawn-helpers')
 
 const outsideDir = () => fs.realpathSync(fs.mkdtempSync('/var/tmp/ss-esc-'))
 const workspace = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ss-esc-ws-')))
@@ -77,8 +78,11 @@ test('an ordinary failure (bash -c false) never reaches approve', async () => {
 
 test('a timeout never reaches approve, even with denial-looking output', async () => {
   let called = false
-  const r = await runWithEscalation(['sh', '-c', 'echo x > /etc/ss-esc-timeout; sleep 10'], { timeout: 300, approve: () => (called = true) })
+  // The timeout counts from the request, setup included: 300 ms could pass before the command
+  // wrote its denial, and the test then proved nothing. START_BOUND lets it write first.
+  const r = await runWithEscalation(['sh', '-c', 'echo x > /etc/ss-esc-timeout; sleep 60'], { timeout: START_BOUND, approve: () => (called = true) })
   assert.equal(r.timedOut, true)
+  assert.match(r.stderr, /ss-esc-timeout/, 'the command wrote its denial-looking output before the timeout')
   assert.equal(called, false)
   assert.equal(r.escalated, false)
 })
