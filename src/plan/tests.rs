@@ -281,7 +281,10 @@ fn read_only_paths_and_deny_read() {
 
 #[test]
 fn tmp_values() {
-    let (_t, w) = tmp();
+    // Under /tmp whatever TMPDIR says (the cases below are about a cwd under /tmp; a TMPDIR on
+    // another filesystem failed them).
+    let t = tempfile::tempdir_in("/tmp").unwrap();
+    let w = t.path().canonicalize().unwrap();
     // writable: /tmp is a root (w is under /tmp, so two roots, /tmp first)
     let p = policy(json!({"mode": "workspace-write", "network": true, "protectGit": false}), &w, Platform::Linux);
     let a = plan(&p, &w, &["x"]).args;

@@ -330,6 +330,8 @@ mod tests {
         create(&r, &scope).unwrap();
         assert_eq!(std::fs::metadata(&r).unwrap().permissions().mode() & 0o777, 0o700);
         assert!(scope.join("last-used").exists());
+        // A byte of content: on tmpfs the directories and the empty last-used take no blocks.
+        std::fs::write(scope.join("some-cache"), "x").unwrap();
         assert!(size(&r) > 0);
         // What overlayfs leaves behind: a mode-000 directory.
         let w = scope.join("npm/slots/0/work/work");
