@@ -11,6 +11,7 @@ pub mod child_fds;
 pub mod denial;
 pub mod describe;
 pub mod digest;
+pub(crate) mod dir_names;
 pub mod error;
 pub mod helper;
 pub mod network;

@@ -144,38 +144,9 @@ fn give_access(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
     crate::no_symlinks::open_at(dir.as_raw_fd(), name)
 }
 
-/// The names in `dir` (not `.`, `..`), read through a duplicate of its descriptor.
-pub(crate) fn names(dir: &OwnedFd) -> std::io::Result<Vec<CString>> {
-    // SAFETY: duplicating our descriptor; fdopendir takes the duplicate, closedir closes it.
-    let dup = check(unsafe { libc::fcntl(dir.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) })?;
-    let stream = unsafe { libc::fdopendir(dup) };
-    if stream.is_null() {
-        let e = std::io::Error::last_os_error();
-        // SAFETY: ours, not taken by fdopendir.
-        unsafe { libc::close(dup) };
-        return Err(e);
-    }
-    // From the first entry whatever an earlier listing read: the duplicate shares the descriptor's
-    // offset, so a second listing of one descriptor (a fold resumed on a directory it holds) read nothing.
-    // SAFETY: a valid stream.
-    unsafe { libc::rewinddir(stream) };
-    let mut out = Vec::new();
-    loop {
-        // SAFETY: a valid stream; the entry is read before the next call.
-        let ent = unsafe { libc::readdir(stream) };
-        if ent.is_null() {
-            break;
-        }
-        // SAFETY: d_name is NUL-terminated.
-        let name = unsafe { CStr::from_ptr((*ent).d_name.as_ptr()) };
-        if name != c"." && name != c".." {
-            out.push(name.to_owned());
-        }
-    }
-    // SAFETY: the stream is ours.
-    unsafe { libc::closedir(stream) };
-    Ok(out)
-}
+/// The names in `dir` (not `.`, `..`), from its first entry (`dir_names`: `getdents64` on the
+/// descriptor itself on Linux).
+pub(crate) use crate::dir_names::names;
 
 /// One directory on the way down: its name in its parent, the subdirectories still to empty, and
 /// its parent's identity (device, inode), which the climb back through `..` must find.
