@@ -359,6 +359,14 @@ impl Place {
             }
             _ => {}
         }
+        // A directory first, opened without following (`O_DIRECTORY | O_NOFOLLOW` refuses a link
+        // at the name, with `ENOTDIR` or `ELOOP`): most components are, and then the `fstatat`
+        // that would have said so is not needed; anything else is looked at as before.
+        if let Some(sub) = open(dir.as_raw_fd(), name) {
+            self.dir = Some(sub);
+            self.path.push(OsStr::from_bytes(name));
+            return Ok(None);
+        }
         let c_name = CString::new(name).map_err(|_| Stop::Unresolved)?;
         // SAFETY: a zeroed stat is valid; a valid descriptor and C string.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
