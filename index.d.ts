@@ -433,10 +433,18 @@ export interface NetworkPolicy {
    * (see `networkDecisionsOmitted`); past 4,096 listed allows, only hosts already allowed are asked.
    * A question about a host, port and kind not yet allowed holds one of the 4,096 places while open,
    * so near the bound one is refused unasked (`question_limit`) if the open ones could fill it.
+   * Questions are asked at the run's pace: 64 at once, then 16 a second (each waits its turn within
+   * `requestTimeoutMs`), about at most `maxQuestions` distinct hosts, ports and kinds.
    */
   onRequest?: (request: NetworkRequest) => NetworkDecisionKind | Promise<NetworkDecisionKind>
   /** How long a request waits for `onRequest` (ms, default 60000), then it is denied. */
   requestTimeoutMs?: number
+  /**
+   * Distinct hosts, ports and kinds `onRequest` is asked about per run (a whole number from 1 to
+   * 4096, default 256); a request for another is refused unasked, a `question_limit` entry of
+   * `SpawnResult.networkDenials`. Hosts asked about before are asked again (at the run's pace).
+   */
+  maxQuestions?: number
   /**
    * The proxy sandspawn's proxy forwards through: `'http://[user:password@]host:port'` (CONNECT for
    * tunnels and SOCKS5, absolute-form requests for plain HTTP, `Proxy-Authorization: Basic` from

@@ -61,6 +61,9 @@ async function runAsking(sandspawn, command, options, attach) {
  * With an allow-list, the proxy's questions about unknown hosts are asked on the terminal while the
  * command runs (see ./network-prompt), its output held while a question is on the screen.
  */
+/** Distinct hosts, ports and kinds `--ask` asks the person about per run (an attacker's review, net45). */
+const CLI_MAX_QUESTIONS = 32
+
 function withNetworkQuestions(options) {
   const network = options.sandbox && options.sandbox.network
   if (network === null || typeof network !== 'object') return { asking: options, prompt: null }
@@ -70,7 +73,9 @@ function withNetworkQuestions(options) {
   const prompt = new NetworkPrompt({ input: process.stdin, write })
   const asking = {
     ...options,
-    sandbox: { ...options.sandbox, network: { ...network, onRequest: prompt.onRequest } },
+    // A person answers: at most CLI_MAX_QUESTIONS hosts are asked about per run, the rest refused
+    // unasked (question_limit), so a command making up names cannot keep the terminal asking.
+    sandbox: { ...options.sandbox, network: { maxQuestions: CLI_MAX_QUESTIONS, ...network, onRequest: prompt.onRequest } },
     // What it returns while a question is up makes the run's output wait (see ../output-hold).
     onOutput: onOutput ? holdingOutput((chunk) => prompt.output(chunk.stream, chunk.data)) : undefined,
   }

@@ -46,7 +46,8 @@ pub fn start(policy: &ResolvedPolicy, bridge: Option<OwnedFd>, loopback: Option<
 }
 
 fn questions(network: &NetworkPolicy, ask: &AskHandle) -> Arc<Questions> {
-    Arc::new(Questions::new(ask.0.clone(), Duration::from_millis(network.request_timeout_ms)))
+    let timeout = Duration::from_millis(network.request_timeout_ms);
+    Arc::new(Questions::bounded(ask.0.clone(), timeout, network.max_questions, crate::network::pace::QUESTIONS))
 }
 
 /// The user's proxy for this run, from the policy or the host process's environment. An upstream

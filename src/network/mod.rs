@@ -5,7 +5,8 @@
 //! helper's `--net-listen` step), on macOS the host's loopback with a per-run credential
 //! (`loopback`, `credential`). `for_run` is what the runner calls; `command_env` keeps the user's
 //! own proxy and its password out of the command's environment. `public_suffix` says when a
-//! wildcard of the allow-list would span owners (`*.co.uk`).
+//! wildcard of the allow-list would span owners (`*.co.uk`). `pace` bounds how fast a run makes the
+//! host work for it (lookups, refusals, questions).
 
 pub mod ask;
 pub mod bridge;
@@ -17,6 +18,7 @@ pub mod guard;
 pub mod host;
 pub mod loopback;
 mod on_link;
+pub mod pace;
 pub mod policy;
 pub mod proxy;
 pub mod public_suffix;

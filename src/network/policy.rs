@@ -53,6 +53,8 @@ pub struct NetworkPolicy {
     pub allow_private_addresses: Vec<IpNet>,
     /// How long a request waits for `onRequest`'s answer before it is denied.
     pub request_timeout_ms: u64,
+    /// Distinct hosts, ports and kinds `onRequest` is asked about per run (`ask::Questions`).
+    pub max_questions: usize,
     /// The proxy requests are forwarded through (`upstreamProxy`).
     pub upstream_proxy: UpstreamSetting,
 }
@@ -70,6 +72,10 @@ pub fn names_host_loopback(host: &Host) -> bool {
 
 /// `requestTimeoutMs` when not given (API.md).
 pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 60_000;
+/// Distinct hosts, ports and kinds `onRequest` is asked about per run when `maxQuestions` is not
+/// given, and the most it may be (`ask::MAX_ALLOWS`: every allow is listed).
+pub const DEFAULT_MAX_QUESTIONS: usize = 256;
+pub const MOST_MAX_QUESTIONS: usize = 4096;
 
 fn nets_as_strings<S: serde::Serializer>(nets: &[IpNet], s: S) -> std::result::Result<S::Ok, S::Error> {
     s.collect_seq(nets.iter().map(|n| n.to_string()))
@@ -175,8 +181,9 @@ impl Refusal {
             }
             Refusal::QuestionLimit => {
                 "the host is not in allowedDomains, and 256 requests of this run for other hosts were already waiting for the onRequest \
-                 callback (CLI: --ask), or it had already allowed 4,096 requests of this run (the most networkDecisions lists), so it \
-                 was refused without asking"
+                 callback (CLI: --ask), or it had already been asked about as many hosts as sandbox.network.maxQuestions allows \
+                 (256 by default), or it had already allowed 4,096 requests of this run (the most networkDecisions lists), so it was \
+                 refused without asking"
             }
             Refusal::TinyChunks => {
                 "this run sent (or was sent) more plain-HTTP chunked bodies of tiny chunks, or more chunk framing (chunk-size lines, \
@@ -208,7 +215,7 @@ impl Refusal {
             Refusal::ConnectionLimit => "close or reuse connections; the limit is per run".into(),
             Refusal::Unauthenticated => "use the proxy URLs of the command's own environment, which carry the credential".into(),
             Refusal::QuestionLimit => format!(
-                "answer the questions already waiting, or add '{host}' to sandbox.network.allowedDomains (CLI: --allow-domain {host}), and retry"
+                "answer the questions already waiting, raise sandbox.network.maxQuestions, or add '{host}' to sandbox.network.allowedDomains (CLI: --allow-domain {host}), and retry"
             ),
             Refusal::TinyChunks => "nothing: send chunked bodies in chunks of 1 KiB or more (or with a Content-Length), or use HTTPS".into(),
             Refusal::MethodRefused => "nothing: no option forwards TRACE or TRACK; use another method".into(),
@@ -268,7 +275,7 @@ impl NetworkPolicy {
             return Err(SandboxError::invalid(option, format!("must be a boolean or a NetworkPolicy object, got {}", describe(value))));
         };
         // `onRequest` (a function) is taken out by the JavaScript layer before the policy gets here.
-        const FIELDS: [&str; 5] = ["allowedDomains", "deniedDomains", "allowPrivateAddresses", "requestTimeoutMs", "upstreamProxy"];
+        const FIELDS: [&str; 6] = ["allowedDomains", "deniedDomains", "allowPrivateAddresses", "requestTimeoutMs", "maxQuestions", "upstreamProxy"];
         if let Some(unknown) = map.keys().find(|k| !FIELDS.contains(&k.as_str())) {
             return Err(SandboxError::invalid(&format!("{option}.{unknown}"), format!("unknown field (known fields: {})", FIELDS.join(", "))));
         }
@@ -301,6 +308,7 @@ impl NetworkPolicy {
                 .map(|(field, s)| parse_net(s).map_err(|m| SandboxError::invalid(field, m)))
                 .collect::<Result<_>>()?,
             request_timeout_ms: request_timeout(option, map.get("requestTimeoutMs"))?,
+            max_questions: max_questions(option, map.get("maxQuestions"))?,
             upstream_proxy: upstream_setting(option, map.get("upstreamProxy"))?,
         })
     }
@@ -311,6 +319,18 @@ fn request_timeout(option: &str, v: Option<&Value>) -> Result<u64> {
         None => Ok(DEFAULT_REQUEST_TIMEOUT_MS),
         Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f.is_finite() && f > 0.0 && f <= 3_600_000.0) => Ok(n.as_f64().unwrap_or(0.0).ceil() as u64),
         Some(v) => Err(SandboxError::invalid(&format!("{option}.requestTimeoutMs"), format!("must be a number of milliseconds from 1 to 3600000, got {}", describe(v)))),
+    }
+}
+
+/// `maxQuestions`: a whole number from 1 to `MOST_MAX_QUESTIONS`.
+fn max_questions(option: &str, v: Option<&Value>) -> Result<usize> {
+    match v.filter(|v| !v.is_null()) {
+        None => Ok(DEFAULT_MAX_QUESTIONS),
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|n| (1..=MOST_MAX_QUESTIONS as u64).contains(&n)) => Ok(n.as_u64().unwrap_or(1) as usize),
+        Some(v) => Err(SandboxError::invalid(
+            &format!("{option}.maxQuestions"),
+            format!("must be a whole number of questions from 1 to {MOST_MAX_QUESTIONS}, got {}", describe(v)),
+        )),
     }
 }
 

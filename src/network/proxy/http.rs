@@ -62,7 +62,7 @@ async fn handle(req: Request<Incoming>, ctx: Arc<Context>, slot: Arc<Mutex<Optio
     // (macOS) gets no decision, no lookup and no connection.
     if let Some(c) = &ctx.credential {
         if !req.headers().get_all(PROXY_AUTHORIZATION).iter().any(|v| c.accepts_header(v.as_bytes())) {
-            return Ok(unauthenticated(&ctx, &req));
+            return Ok(unauthenticated(&ctx, &req).await);
         }
     }
     if req.method() == Method::CONNECT {
@@ -89,11 +89,11 @@ fn target(uri: &Uri, default_port: Option<u16>) -> Result<(Host, u16), (String, 
 async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: &Mutex<Option<OwnedSemaphorePermit>>) -> Response<Body> {
     let (host, port) = match target(req.uri(), None) {
         Ok(t) => t,
-        Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Connect, Refusal::Malformed),
+        Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Connect, Refusal::Malformed).await,
     };
     let upstream = match dial(&ctx, &host, port, Via::Connect).await {
         Ok(u) => u.stream,
-        Err(e) => return dial_failure(&ctx, &host, port, Via::Connect, e),
+        Err(e) => return dial_failure(&ctx, &host, port, Via::Connect, e).await,
     };
     let slot = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
     let idle_ctx = ctx.clone();
@@ -119,18 +119,18 @@ async fn connect(req: Request<Incoming>, ctx: Arc<Context>, slot: &Mutex<Option<
 async fn forward(req: Request<Incoming>, ctx: Arc<Context>, wire: Arc<Wire>) -> Response<Body> {
     if req.uri().scheme_str() != Some("http") {
         let host = req.headers().get(HOST).and_then(|h| h.to_str().ok()).map(sanitize).unwrap_or_default();
-        return refusal(&ctx, &host, 0, Via::Http, Refusal::Malformed);
+        return refusal(&ctx, &host, 0, Via::Http, Refusal::Malformed).await;
     }
     let (host, port) = match target(req.uri(), Some(80)) {
         Ok(t) => t,
-        Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Http, Refusal::Malformed),
+        Err((shown, port)) => return refusal(&ctx, &shown, port, Via::Http, Refusal::Malformed).await,
     };
     if echoes_the_request(req.method()) {
-        return refusal(&ctx, &host.display(), port, Via::Http, Refusal::MethodRefused);
+        return refusal(&ctx, &host.display(), port, Via::Http, Refusal::MethodRefused).await;
     }
     let dialed = match dial(&ctx, &host, port, Via::Http).await {
         Ok(d) => d,
-        Err(e) => return dial_failure(&ctx, &host, port, Via::Http, e),
+        Err(e) => return dial_failure(&ctx, &host, port, Via::Http, e).await,
     };
     let (mut parts, body) = req.into_parts();
     // Chunked bodies, both ways, are paid for from the run's allowance of chunks (budget.rs).
@@ -232,17 +232,21 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
     }
 }
 
-fn dial_failure(ctx: &Context, host: &Host, port: u16, via: Via, e: DialError) -> Response<Body> {
+async fn dial_failure(ctx: &Context, host: &Host, port: u16, via: Via, e: DialError) -> Response<Body> {
     match e {
-        DialError::Refused(r) => refusal(ctx, &host.display(), port, via, r),
+        DialError::Refused(r) => refusal(ctx, &host.display(), port, via, r).await,
         DialError::Unresolvable(why) => bad_gateway(host, port, &format!("cannot resolve the host: {why}")),
         DialError::Unreachable(why) => bad_gateway(host, port, &why),
     }
 }
 
-/// A denial: recorded for the run, and a 403 whose body and header say it was the policy.
-fn refusal(ctx: &Context, host: &str, port: u16, via: Via, reason: Refusal) -> Response<Body> {
+/// A denial: recorded for the run, and, at its turn in the run's pace of refusals, a 403 whose
+/// body and header say it was the policy. The wait holds this connection only (hyper answers a
+/// connection's pipelined requests one by one), so a command pipelining refused requests gets
+/// them answered no faster than the pace, and the host's CPU for them is bounded.
+async fn refusal(ctx: &Context, host: &str, port: u16, via: Via, reason: Refusal) -> Response<Body> {
     ctx.denials.record(host, port, via, reason);
+    ctx.refusals.turn().await;
     refused(host, port, reason)
 }
 
@@ -255,7 +259,7 @@ fn refused(host: &str, port: u16, reason: Refusal) -> Response<Body> {
 
 /// `407` asking for the run's credential; recorded, as a tool inside that drops the proxy URL's
 /// user name and password (the JVM's CONNECT, `nc -X`) shows up here.
-fn unauthenticated(ctx: &Context, req: &Request<Incoming>) -> Response<Body> {
+async fn unauthenticated(ctx: &Context, req: &Request<Incoming>) -> Response<Body> {
     let (via, default_port) = if req.method() == Method::CONNECT { (Via::Connect, None) } else { (Via::Http, Some(80)) };
     let (host, port) = match target(req.uri(), default_port) {
         Ok((h, p)) => (h.display(), p),
@@ -263,6 +267,7 @@ fn unauthenticated(ctx: &Context, req: &Request<Incoming>) -> Response<Body> {
     };
     let reason = Refusal::Unauthenticated;
     ctx.denials.record(&host, port, via, reason);
+    ctx.refusals.turn().await;
     let body = format!("sandspawn: {host}:{port} refused by the run's proxy ({}): {}\n", reason.as_str(), reason.explain());
     let mut resp = text(StatusCode::PROXY_AUTHENTICATION_REQUIRED, body, Some(reason.as_str()));
     resp.headers_mut().insert(PROXY_AUTHENTICATE, HeaderValue::from_static("Basic realm=\"sandspawn\""));

@@ -10,7 +10,6 @@ mod context;
 mod dial;
 mod http;
 mod local_names;
-mod lookup_pace;
 mod metered;
 mod relay;
 mod resolver;
@@ -91,6 +90,7 @@ impl RunProxy {
                 upstream: extras.upstream,
                 chunks: budget::ChunkBudget::default(),
                 pipes: Arc::new(Semaphore::new(PIPES)),
+                refusals: super::pace::Paced::new(super::pace::REFUSALS),
                 token: CancellationToken::new(),
                 tracker: TaskTracker::new(),
             }),
@@ -206,6 +206,9 @@ async fn refuse_over_limit(mut stream: TcpStream, ctx: Arc<Context>, _refusing: 
         _ => 0,
     };
     let reason = super::policy::Refusal::ConnectionLimit;
+    // Answered at its turn in the run's pace of refusals, holding one of the `MAX_REFUSING`
+    // places meanwhile: past them, connections are closed at once.
+    ctx.refusals.turn().await;
     if protocol == 5 {
         ctx.denials.record("", 0, super::denials::Via::Socks5, reason);
         // Greeting answered "no acceptable method": the client gives up at once.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
-use super::lookup_pace::LookupPace;
+use crate::network::pace::{Paced, LOOKUPS};
 use crate::network::host::canonical_ip;
 
 /// A lookup (waiting for a slot included) that takes longer fails, and its process is killed.
@@ -36,11 +36,11 @@ const ANSWER_REUSED_FOR: Duration = Duration::from_secs(30);
 /// Names whose answers a run keeps (a command that asks for thousands of names is not helped).
 const ANSWERS_KEPT: usize = 256;
 
-/// One run's lookups: its slots (`LOOKUPS_PER_RUN`), its pace (`LookupPace`) and the answers it
+/// One run's lookups: its slots (`LOOKUPS_PER_RUN`), its pace (`pace::LOOKUPS`) and the answers it
 /// may reuse.
 pub struct RunLookups {
     slots: std::sync::Arc<tokio::sync::Semaphore>,
-    pace: std::sync::Mutex<LookupPace>,
+    pace: Paced,
     answers: std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, Vec<IpAddr>)>>,
 }
 
@@ -48,16 +48,8 @@ impl RunLookups {
     pub fn new() -> RunLookups {
         RunLookups {
             slots: std::sync::Arc::new(tokio::sync::Semaphore::new(LOOKUPS_PER_RUN)),
-            pace: std::sync::Mutex::new(LookupPace::new(std::time::Instant::now())),
+            pace: Paced::new(LOOKUPS),
             answers: Default::default(),
-        }
-    }
-
-    /// Wait for this lookup's turn in the run's pace.
-    async fn paced(&self) {
-        let wait = self.pace.lock().unwrap_or_else(|p| p.into_inner()).reserve(std::time::Instant::now());
-        if !wait.is_zero() {
-            tokio::time::sleep(wait).await;
         }
     }
 
@@ -146,7 +138,7 @@ async fn system(name: &str, run_lookups: &RunLookups) -> Result<Vec<IpAddr>, Loo
 async fn system_lookup(name: &str, run_lookups: &RunLookups) -> Result<Vec<IpAddr>, LookupError> {
     let failed = |why: String| LookupError::Failed(why);
     let _run_slot = run_lookups.slots.acquire().await.map_err(|e| failed(e.to_string()))?;
-    run_lookups.paced().await;
+    run_lookups.pace.turn().await;
     let _process_slot = PROCESS_LOOKUPS.acquire().await.map_err(|e| failed(e.to_string()))?;
     let helper = crate::helper::require().map_err(|e| failed(e.message))?;
     let mut lookup = LookupProcess::start(&helper, name).map_err(|e| failed(format!("cannot start a lookup: {e}")))?;

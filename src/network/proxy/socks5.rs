@@ -49,7 +49,11 @@ enum Handshake {
 pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
     let (target, port) = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake(&mut s, ctx.credential.as_ref())).await {
         Ok(Ok(Handshake::Request(target, port))) => (target, port),
-        Ok(Ok(Handshake::Unauthenticated)) => return ctx.denials.record("", 0, Via::Socks5, Refusal::Unauthenticated),
+        Ok(Ok(Handshake::Unauthenticated)) => {
+            ctx.denials.record("", 0, Via::Socks5, Refusal::Unauthenticated);
+            // Paced as every refusal is (`Context::refusals`): the close waits its turn.
+            return ctx.refusals.turn().await;
+        }
         _ => return, // timed out, malformed or already answered: close
     };
     let host = match target {
@@ -157,6 +161,7 @@ async fn reply(s: &mut TcpStream, code: u8) {
 
 async fn refuse(s: &mut TcpStream, ctx: &Context, host: &str, port: u16, reason: Refusal) {
     ctx.denials.record(host, port, Via::Socks5, reason);
+    ctx.refusals.turn().await;
     // A name that could not be looked up is "host unreachable" to the client, recorded all the same.
     reply(s, if reason == Refusal::LookupFailed { REP_HOST_UNREACHABLE } else { REP_NOT_ALLOWED }).await;
 }
