@@ -142,3 +142,29 @@ test('options: maxQuestions must be a whole number from 1 to 4096', async () => 
   const ok = await spawnSandboxed(['true'], { sandbox: { mode: 'read-only', network: { allowedDomains: [], maxQuestions: 4096 } } })
   assert.equal(ok.exitCode, 0)
 })
+
+// Found by net45: a request to an allowed host that cannot be reached (a closed port: each a
+// connect() of the host's and a 502) was not paced: 65,088 answered in 5 s, 2.51 s of the host's
+// CPU for 1.59 s of the command's. Such failures are answered at the refusals' pace too.
+test('pipelined requests to an allowed host that cannot be reached are answered at the run\'s pace', { timeout: 180000 }, async (t) => {
+  const net = require('node:net')
+  const closed = await new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+  const script = PIPELINED_REFUSALS.replaceAll('refused.invalid/', `127.0.0.1:${closed}/`).replace("b'HTTP/1.1 403'", "b'HTTP/1.1 '").replace('data[-11:]', 'data[-8:]')
+  const network = { allowedDomains: ['127.0.0.1'], allowPrivateAddresses: ['127.0.0.1'] }
+  const idle = await measured(IDLE, network)
+  const flood = await measured(script, network)
+  const answered = Number(flood.r.stdout.trim())
+  const hostExtra = flood.hostCpu - idle.hostCpu
+  const text = `${answered} answered in ${flood.wallSeconds.toFixed(1)} s; host CPU ${flood.hostCpu.toFixed(2)} s (idle run: ${idle.hostCpu.toFixed(2)} s), command CPU ${flood.commandCpu.toFixed(2)} s; stderr ${flood.r.stderr.slice(0, 400)}`
+  t.diagnostic(text)
+  assert.equal(flood.r.exitCode, 0, text)
+  assert.ok(answered >= 64, `the flood ran: ${text}`)
+  const bound = REFUSAL_BURST + REFUSALS_PER_SECOND * flood.wallSeconds
+  assert.ok(answered <= bound, `${answered} answered, more than ${Math.floor(bound)}: ${text}`)
+  assert.ok(hostExtra < 0.05 * flood.wallSeconds, `the flood cost the host ${hostExtra.toFixed(2)} s of CPU: ${text}`)
+})

@@ -55,8 +55,9 @@ pub struct Context {
     pub(super) chunks: super::budget::ChunkBudget,
     /// This run's splice pipes (Linux: `splice::PIPES_PER_RUN`, taken by tunnels moving bytes).
     pub(super) pipes: Arc<Semaphore>,
-    /// This run's pace of refusals (`pace::REFUSALS`): each refused request is answered at its
-    /// turn, so what refusals cost the host per second is bounded whatever the command sends.
+    /// This run's pace of refusals (`pace::REFUSALS`): each refused request, and each that failed
+    /// to reach an allowed host, is answered at its turn, so what they cost the host per second is
+    /// bounded whatever the command sends.
     pub(super) refusals: crate::network::pace::Paced,
     pub(super) token: CancellationToken,
     pub(super) tracker: TaskTracker,

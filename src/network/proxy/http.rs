@@ -235,8 +235,16 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
 async fn dial_failure(ctx: &Context, host: &Host, port: u16, via: Via, e: DialError) -> Response<Body> {
     match e {
         DialError::Refused(r) => refusal(ctx, &host.display(), port, via, r).await,
-        DialError::Unresolvable(why) => bad_gateway(host, port, &format!("cannot resolve the host: {why}")),
-        DialError::Unreachable(why) => bad_gateway(host, port, &why),
+        // A failure costs the host a lookup or a connect and an answer: paced as refusals are
+        // (net45: pipelined requests to an allowed closed port drew 90,944 502s in 6.3 s).
+        DialError::Unresolvable(why) => {
+            ctx.refusals.turn().await;
+            bad_gateway(host, port, &format!("cannot resolve the host: {why}"))
+        }
+        DialError::Unreachable(why) => {
+            ctx.refusals.turn().await;
+            bad_gateway(host, port, &why)
+        }
     }
 }
 

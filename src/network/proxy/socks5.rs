@@ -64,8 +64,9 @@ pub async fn serve(mut s: TcpStream, ctx: Arc<Context>) {
     let upstream = match dial(&ctx, &host, port, Via::Socks5).await {
         Ok(u) => u.stream,
         Err(DialError::Refused(r)) => return refuse(&mut s, &ctx, &host.display(), port, r).await,
-        Err(DialError::Unresolvable(_)) => return reply(&mut s, REP_HOST_UNREACHABLE).await,
-        Err(DialError::Unreachable(_)) => return reply(&mut s, REP_REFUSED).await,
+        // Failures are paced as refusals are (see http.rs's dial_failure).
+        Err(DialError::Unresolvable(_)) => return failed(&mut s, &ctx, REP_HOST_UNREACHABLE).await,
+        Err(DialError::Unreachable(_)) => return failed(&mut s, &ctx, REP_REFUSED).await,
     };
     if s.write_all(&reply_bytes(REP_SUCCESS)).await.is_err() {
         return;
@@ -157,6 +158,11 @@ fn reply_bytes(code: u8) -> [u8; 10] {
 
 async fn reply(s: &mut TcpStream, code: u8) {
     let _ = s.write_all(&reply_bytes(code)).await;
+}
+
+async fn failed(s: &mut TcpStream, ctx: &Context, code: u8) {
+    ctx.refusals.turn().await;
+    reply(s, code).await;
 }
 
 async fn refuse(s: &mut TcpStream, ctx: &Context, host: &str, port: u16, reason: Refusal) {
