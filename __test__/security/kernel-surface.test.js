@@ -166,8 +166,13 @@ describe('every bwrap plan has the filter\'s baseline (issue 27)', { concurrency
     // Installing a seccomp filter (found by an attacker's review, kern30: the JIT's packs split the
     // host's direct map for good, and draw on the machine's bpf_jit_limit).
     'seccomp-filter': 'EPERM', 'prctl-seccomp-filter': 'EPERM',
+    // A notification pipe (found by an attacker's review, kern45b: the watch queue's code had a
+    // privilege escalation, CVE-2022-0995), answered as a kernel without CONFIG_WATCH_QUEUE does; a
+    // kernel without it gives ENOPKG unfiltered too, so it is not among the calls the probe tells
+    // apart below (seccomp::tests::notification_pipes_refused_in_every_filter judges the filter).
+    'pipe2-notification-pipe': 'ENOPKG',
     // Not rules: ordinary calls keep their own results.
-    'ioctl-tcgets': 'ENOTTY', 'ipv6-v6only': 'ok', 'seccomp-action-avail': 'ok', fork: 'ok',
+    'pipe2-cloexec-nonblock': 'ok', 'ioctl-tcgets': 'ENOTTY', 'ipv6-v6only': 'ok', 'seccomp-action-avail': 'ok', fork: 'ok',
   }
   for (const [name, sandbox] of Object.entries(MODES)) {
     test(`${name}: each baseline rule refuses, ordinary calls do not`, { skip }, async (t) => {

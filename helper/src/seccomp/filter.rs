@@ -175,6 +175,9 @@ pub const RET_DONE: u32 = 0x0005_0000; // SECCOMP_RET_ERRNO | 0
 /// What a file without direct I/O answers `fcntl(F_SETFL, O_DIRECT)` (the same number on x86_64 and
 /// aarch64): a tmpfs before Linux 6.6, a FUSE mount without it.
 pub const RET_EINVAL: u32 = 0x0005_0000 | 22; // SECCOMP_RET_ERRNO | EINVAL
+/// What a kernel without CONFIG_WATCH_QUEUE answers `pipe2(O_NOTIFICATION_PIPE)` (the same
+/// number on x86_64 and aarch64).
+pub const RET_ENOPKG: u32 = 0x0005_0000 | 65; // SECCOMP_RET_ERRNO | ENOPKG
 /// What a kernel without a protocol answers `socket()` (the same number on x86_64 and aarch64):
 /// programs that probe for one (Go's MPTCP, libaudit's callers) take it as "not here" and go on.
 pub const RET_EPROTONOSUPPORT: u32 = 0x0005_0000 | 93; // SECCOMP_RET_ERRNO | EPROTONOSUPPORT
@@ -268,6 +271,9 @@ pub(crate) const MADV_PAGEOUT: u32 = 21;
 /// process (Linux 6.4); the same numbers on x86_64 and aarch64.
 pub(crate) const MADV_MERGEABLE: u32 = 12;
 pub(crate) const PR_SET_MEMORY_MERGE: u32 = 67;
+/// `pipe2`'s flag asking for a notification pipe, a watch queue (`O_EXCL`'s bit, 0o200 on x86_64
+/// and aarch64 alike).
+pub(crate) const O_NOTIFICATION_PIPE: u32 = 0o200;
 pub(crate) const IP_ADD_MEMBERSHIP: u32 = 35;
 pub(crate) const IP_ADD_SOURCE_MEMBERSHIP: u32 = 39;
 pub(crate) const MCAST_JOIN_GROUP: u32 = 42;

@@ -117,6 +117,7 @@ pub enum Sys {
     Creat,
     Mknod,
     Mknodat,
+    Pipe2,
 }
 
 /// The number given to a syscall an architecture does not have (aarch64 has no `chmod`, `chown`,
@@ -240,6 +241,7 @@ impl Sys {
             Sys::Creat => (85, ABSENT),
             Sys::Mknod => (133, ABSENT),
             Sys::Mknodat => (259, 33),
+            Sys::Pipe2 => (293, 59),
         };
         match arch {
             Arch::X86_64 => x86_64,
