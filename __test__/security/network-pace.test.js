@@ -16,6 +16,11 @@ const REFUSALS_PER_SECOND = 64
 const QUESTION_BURST = 64
 const QUESTIONS_PER_SECOND = 16
 const FLOOD_SECONDS = 6
+// The flood's connections. A refusal is recorded when its request is read and answered at its
+// turn, and a connection's pipelined requests are served one by one: at the run's end each
+// connection may hold one refusal recorded and not yet answered (stop 76's first CI: 648 recorded
+// for 640 answered in 6.0 s, 8 connections).
+const CONNECTIONS = 8
 
 // 8 connections, each pipelining 64 refused GETs at a time and reading the 64 answers.
 const PIPELINED_REFUSALS = `
@@ -33,7 +38,7 @@ def flood():
             seen += data.count(b'HTTP/1.1 403')
             tail = data[-11:]
         done[0] += 64
-for _ in range(8): threading.Thread(target=flood, daemon=True).start()
+for _ in range(${CONNECTIONS}): threading.Thread(target=flood, daemon=True).start()
 time.sleep(${FLOOD_SECONDS}); print(done[0], flush=True); os._exit(0)
 `
 
@@ -62,8 +67,9 @@ test('pipelined refused requests are answered at the run\'s pace, and cost the h
   t.diagnostic(text)
   assert.equal(flood.r.exitCode, 0, text)
   assert.ok(n >= REFUSAL_BURST, `the flood ran: ${text}`)
-  // The bound is the pace over the run's whole life, not a measured speed (net44: 57,000 a second).
-  const bound = REFUSAL_BURST + REFUSALS_PER_SECOND * flood.wallSeconds
+  // The bound is the pace over the run's whole life, not a measured speed (net44: 57,000 a second),
+  // and one recorded refusal per connection still waiting for its turn when the run ended.
+  const bound = REFUSAL_BURST + REFUSALS_PER_SECOND * flood.wallSeconds + CONNECTIONS
   assert.ok(n <= bound, `${n} refusals, more than ${Math.floor(bound)}: ${text}`)
   // The host's CPU for the flood, over an idle run's, as a share of the flood's length: net44
   // measured 2.4 s in 8 s (0.3 of a core, 3.5 times the command's); the pace leaves a few ms.
