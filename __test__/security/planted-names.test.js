@@ -969,3 +969,17 @@ describeKeptAndReported("host45: direnv's use nix, use guix and use vim, jEnv's 
 // `tofu` does the same with `.opentofu-version`. terraform-ls runs `terraform` by itself when an
 // editor opens the module (host44). Planted with `hostRisks: []`; `tfenv pin` writes it: reported.
 describeKeptAndReported("host45: tfenv's .terraform-version and tofuenv's .opentofu-version", [], ['.terraform-version', 'sub/.terraform-version', '.opentofu-version'])
+
+// Found by an attacker's review (host45b): the other *env version managers, rbenv's copies, join
+// the first word of the nearest version file up from the cwd to `$ROOT/versions/` and their shims
+// run `<that>/bin/<command>` (libexec/*-which) with no check of the word, so `../../../ws/perl`
+// runs the workspace's binary: plenv (`.perl-version`, `.plenv-version`), luaenv (`.lua-version`,
+// `.luaenv-version`), scalaenv (`.scala-version`), exenv (`.exenv-version`), crenv
+// (`.crystal-version`, `.crenv-version`) and swiftenv (`.swift-version`, the whole file, to
+// swiftenv-prefix and `<that>/usr/bin/<command>`). phpenv (`.php-version`) refuses `..` and `/`
+// only since April 2025 (bd98dbf), in no release (v1.0.0, 2022, takes it unchecked). rbenv (since
+// 1.2.0), pyenv (since 2.3.3), goenv (since 2.2.29) and nodenv (`..`, since 1.3.1) refuse such a
+// word. Planted with `hostRisks: []`; `plenv local` and the like write them: reported.
+const HOST45B_REPORTED = ['.perl-version', 'sub/.perl-version', '.plenv-version', '.php-version', '.lua-version', '.luaenv-version', '.swift-version', '.scala-version', '.exenv-version', '.crystal-version', '.crenv-version']
+
+describeKeptAndReported("host45b: plenv's, phpenv's, luaenv's, swiftenv's, scalaenv's, exenv's and crenv's version files", [], HOST45B_REPORTED)

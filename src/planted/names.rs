@@ -484,7 +484,12 @@ const REPORTED: &[(&str, &str)] = &[
     // by itself when the module opens. `tfenv pin` writes it: reported.
     (".terraform-version", TFENV),
     (".opentofu-version", TFENV),
+    // (`upward::ENV_VERSION_FILES`, the *env version managers' files, are reported too.)
 ];
+
+/// What plenv, phpenv, luaenv, swiftenv, scalaenv, exenv and crenv do with their version files
+/// (`upward::ENV_VERSION_FILES`), in a root.
+const ENV_VERSION: &str = "its version manager's shims (plenv, phpenv, luaenv, swiftenv, scalaenv, exenv, crenv) run the interpreter of the version it names, joined to their versions directory unchecked (a ../ path leads into the workspace), on every command here and below";
 
 /// What tfenv and tofuenv do with their version files (`REPORTED`).
 const TFENV: &str = "tfenv's terraform (tofuenv's tofu) runs the binary of the version it names, joined to its versions directory unchecked (a ../ path leads into the workspace), on every command here and below, those terraform-ls runs when the module opens too";
@@ -520,7 +525,7 @@ const NIX_SHELL: &str = "nix-direnv (`use flake`, `use nix` in an allowed .envrc
 
 /// The default `reportedNames`.
 pub fn reported_defaults() -> Vec<String> {
-    REPORTED.iter().map(|(n, _)| n.to_string()).collect()
+    REPORTED.iter().map(|(n, _)| n.to_string()).chain(super::upward::ENV_VERSION_FILES.map(String::from)).collect()
 }
 
 /// The default `protectedNames`.
@@ -535,6 +540,7 @@ pub fn what_it_does(name: &str) -> &'static str {
         .chain(REPORTED)
         .find(|(n, _)| *n == name)
         .map(|(_, what)| *what)
+        .or_else(|| super::upward::ENV_VERSION_FILES.contains(&name).then_some(ENV_VERSION))
         .unwrap_or("it is listed in sandbox.protectedNames: a host tool may read it and run what it says")
 }
 
@@ -691,7 +697,7 @@ mod tests {
     #[test]
     fn every_name_a_tool_reads_is_in_its_tools_tier() {
         let (protected, reported) = (defaults(), reported_defaults());
-        let tools: [(&str, Vec<String>, &Vec<String>); 49] = [
+        let tools: [(&str, Vec<String>, &Vec<String>); 50] = [
             // zsh loads FILE.zwc (compiled) in place of FILE when it is newer (zshmisc, "Autoloading
             // Functions" and zcompile): the compiled form is as much a startup file.
             ("zsh", [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"].into_iter().flat_map(|n| [n.to_string(), format!("{n}.zwc")]).collect(), &protected),
@@ -763,6 +769,7 @@ mod tests {
             ("direnv use guix", ["manifest.scm", "guix.scm", "channels.scm"].map(String::from).to_vec(), &reported),
             ("jEnv", [".java-version", ".jenv-version", ".java-options"].map(String::from).to_vec(), &reported),
             ("tfenv, tofuenv", [".terraform-version", ".opentofu-version"].map(String::from).to_vec(), &reported),
+            ("plenv, phpenv, luaenv, swiftenv, scalaenv, exenv, crenv", [".perl-version", ".plenv-version", ".php-version", ".lua-version", ".luaenv-version", ".swift-version", ".scala-version", ".exenv-version", ".crystal-version", ".crenv-version"].map(String::from).to_vec(), &reported),
             ("direnv use vim, nodenv-vars", [".vimrc.local", ".nodenv-vars"].map(String::from).to_vec(), &protected),
         ];
         for (tool, names, tier) in tools {

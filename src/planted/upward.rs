@@ -206,7 +206,22 @@ const UPWARD: &[(&str, &str)] = &[
     // (lib/tfenv-version-file.sh) for every terraform or tofu command.
     (".terraform-version", TFENV),
     (".opentofu-version", TFENV),
+    // The same review kind (host45b): rbenv before 1.2.0 (Debian 12 ships 1.1.2) takes
+    // `.ruby-version`'s word unchecked, as the *env managers of `ENV_VERSION_FILES` do
+    // (upward-searched too, below). In a root it is a reported name.
+    (".ruby-version", "rbenv before 1.2.0 (Debian 12's 1.1.2) takes the nearest ancestor's for a directory with none: its shims run the ruby of the version it names, a ../ path leading anywhere"),
 ];
+
+/// Found by an attacker's review (host45b), each planted with `hostRisks: []` (bwrap, Landlock;
+/// review's apply landed them): rbenv's copies take the first word of the nearest version file up
+/// from the cwd and their shims run `$ROOT/versions/<word>/bin/<command>` (libexec/*-which)
+/// unchecked, `..` and `/` included: plenv, luaenv, scalaenv, exenv, crenv, and swiftenv (the whole
+/// file, `<prefix>/usr/bin/<command>`). phpenv refuses such a word only since April 2025
+/// (bd98dbf), in no release. rbenv (1.2.0), pyenv (2.3.3), goenv (2.2.29) and nodenv (`..`, 1.3.1)
+/// refuse it. `plenv local` and the like write them: reported names in a root
+/// (`names::reported_defaults`), kept above a workspace (they search every parent): one list.
+pub const ENV_VERSION_FILES: [&str; 10] = [".perl-version", ".plenv-version", ".php-version", ".lua-version", ".luaenv-version", ".swift-version", ".scala-version", ".exenv-version", ".crystal-version", ".crenv-version"];
+const ENV_VERSION: &str = "its version manager (plenv, phpenv, luaenv, swiftenv, scalaenv, exenv, crenv) takes the nearest ancestor's for a directory with none: its shims run the interpreter of the version it names, a ../ path leading anywhere";
 
 const TFENV: &str = "tfenv (tofuenv) takes the nearest ancestor's for a directory with none: its terraform (tofu) runs the binary of the version it names, a ../ path leading anywhere, on every command in the workspaces below";
 
@@ -286,7 +301,8 @@ pub const DIRECTORIES: &[&str] = &[".venv", "_opam", ".mise", "mise-tasks", ".mi
 /// Every upward-searched name.
 pub fn names() -> Vec<String> {
     let configs = JS_CONFIGS.iter().flat_map(|(stem, exts, _)| exts.iter().map(move |e| if e.is_empty() { stem.to_string() } else { format!("{stem}.{e}") }));
-    UPWARD.iter().map(|(n, _)| n.to_string()).chain(configs).collect()
+    let env_versions = ENV_VERSION_FILES.map(String::from);
+    UPWARD.iter().map(|(n, _)| n.to_string()).chain(configs).chain(env_versions).collect()
 }
 
 /// git's own upward-searched name besides `.git`, kept with it (protectGit, `between::with_git`):
@@ -306,6 +322,11 @@ pub fn what_it_does(name: &str) -> Option<&'static str> {
     }
     if let Some((_, what)) = UPWARD.iter().find(|(n, _)| *n == name) {
         return Some(what);
+    }
+    // plenv, phpenv, luaenv, swiftenv, scalaenv, exenv and crenv walk from the cwd up to `/`
+    // (libexec/*-version-file), the word joined to their versions directory unchecked.
+    if ENV_VERSION_FILES.contains(&name) {
+        return Some(ENV_VERSION);
     }
     let (stem, ext) = name.rsplit_once('.').filter(|(s, _)| !s.is_empty()).unwrap_or((name, ""));
     let of = |stem: &str, ext: &str| JS_CONFIGS.iter().find(|(s, exts, _)| *s == stem && exts.contains(&ext)).map(|(_, _, what)| *what);
@@ -340,7 +361,7 @@ mod tests {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert!(!all.iter().any(|a| a == "mise"), "$TMPDIR/mise is mise's own temporary directory");
-        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json", ".prototools", ".java-version", ".jenv-version", ".java-options", ".terraform-version", ".opentofu-version"] {
+        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json", ".prototools", ".java-version", ".jenv-version", ".java-options", ".terraform-version", ".opentofu-version", ".perl-version", ".plenv-version", ".php-version", ".lua-version", ".luaenv-version", ".swift-version", ".scala-version", ".exenv-version", ".crystal-version", ".crenv-version", ".ruby-version"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
