@@ -979,7 +979,9 @@ describeKeptAndReported("host45: tfenv's .terraform-version and tofuenv's .opent
 // swiftenv-prefix and `<that>/usr/bin/<command>`). phpenv (`.php-version`) refuses `..` and `/`
 // only since April 2025 (bd98dbf), in no release (v1.0.0, 2022, takes it unchecked). rbenv (since
 // 1.2.0), pyenv (since 2.3.3), goenv (since 2.2.29) and nodenv (`..`, since 1.3.1) refuse such a
-// word. Planted with `hostRisks: []`; `plenv local` and the like write them: reported.
-const HOST45B_REPORTED = ['.perl-version', 'sub/.perl-version', '.plenv-version', '.php-version', '.lua-version', '.luaenv-version', '.swift-version', '.scala-version', '.exenv-version', '.crystal-version', '.crenv-version']
+// word. goenv took it unchecked before 2.2.29 (August 2025: `goenv exec go` of 2.2.28 ran the
+// workspace's `bin/go`), so `.go-version` is one too. Planted with `hostRisks: []`; `plenv local`
+// and the like write them: reported.
+const HOST45B_REPORTED = ['.go-version', 'sub/.go-version', '.perl-version', 'sub/.perl-version', '.plenv-version', '.php-version', '.lua-version', '.luaenv-version', '.swift-version', '.scala-version', '.exenv-version', '.crystal-version', '.crenv-version']
 
 describeKeptAndReported("host45b: plenv's, phpenv's, luaenv's, swiftenv's, scalaenv's, exenv's and crenv's version files", [], HOST45B_REPORTED)

@@ -371,5 +371,6 @@ keptAboveWithOwn("host45: tfenv's .terraform-version and tofuenv's .opentofu-ver
 // The same review (host45b): plenv, phpenv, luaenv, swiftenv, scalaenv, exenv and crenv take the
 // nearest version file from the cwd up to `/` (libexec/*-version-file), the word joined to their
 // versions directory unchecked (phpenv's check is in no release), and so does rbenv before 1.2.0
-// (Debian 12's rbenv is 1.1.2): planted above a nested workspace with `hostRisks: []`.
-keptAboveWithOwn("host45b: the *env version files and rbenv's .ruby-version above a workspace nested below /tmp", ['../.perl-version', '../../.plenv-version', '../.php-version', '../../.lua-version', '../.luaenv-version', '../../.swift-version', '../.scala-version', '../../.exenv-version', '../.crystal-version', '../../.crenv-version', '../.ruby-version'], ['package.json'], 'package.json')
+// (Debian 12's rbenv is 1.1.2), and goenv before 2.2.29 with `.go-version`: planted above a
+// nested workspace with `hostRisks: []`.
+keptAboveWithOwn("host45b: the *env version files and rbenv's .ruby-version above a workspace nested below /tmp", ['../.go-version', '../.perl-version', '../../.plenv-version', '../.php-version', '../../.lua-version', '../.luaenv-version', '../../.swift-version', '../.scala-version', '../../.exenv-version', '../.crystal-version', '../../.crenv-version', '../.ruby-version'], ['package.json'], 'package.json')

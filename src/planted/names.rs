@@ -489,7 +489,7 @@ const REPORTED: &[(&str, &str)] = &[
 
 /// What plenv, phpenv, luaenv, swiftenv, scalaenv, exenv and crenv do with their version files
 /// (`upward::ENV_VERSION_FILES`), in a root.
-const ENV_VERSION: &str = "its version manager's shims (plenv, phpenv, luaenv, swiftenv, scalaenv, exenv, crenv) run the interpreter of the version it names, joined to their versions directory unchecked (a ../ path leads into the workspace), on every command here and below";
+const ENV_VERSION: &str = "its version manager's shims (plenv, phpenv, luaenv, swiftenv, scalaenv, exenv, crenv, goenv before 2.2.29) run the interpreter of the version it names, joined to their versions directory unchecked (a ../ path leads into the workspace), on every command here and below";
 
 /// What tfenv and tofuenv do with their version files (`REPORTED`).
 const TFENV: &str = "tfenv's terraform (tofuenv's tofu) runs the binary of the version it names, joined to its versions directory unchecked (a ../ path leads into the workspace), on every command here and below, those terraform-ls runs when the module opens too";
@@ -769,7 +769,7 @@ mod tests {
             ("direnv use guix", ["manifest.scm", "guix.scm", "channels.scm"].map(String::from).to_vec(), &reported),
             ("jEnv", [".java-version", ".jenv-version", ".java-options"].map(String::from).to_vec(), &reported),
             ("tfenv, tofuenv", [".terraform-version", ".opentofu-version"].map(String::from).to_vec(), &reported),
-            ("plenv, phpenv, luaenv, swiftenv, scalaenv, exenv, crenv", [".perl-version", ".plenv-version", ".php-version", ".lua-version", ".luaenv-version", ".swift-version", ".scala-version", ".exenv-version", ".crystal-version", ".crenv-version"].map(String::from).to_vec(), &reported),
+            ("plenv, phpenv, luaenv, swiftenv, scalaenv, exenv, crenv, goenv", [".go-version", ".perl-version", ".plenv-version", ".php-version", ".lua-version", ".luaenv-version", ".swift-version", ".scala-version", ".exenv-version", ".crystal-version", ".crenv-version"].map(String::from).to_vec(), &reported),
             ("direnv use vim, nodenv-vars", [".vimrc.local", ".nodenv-vars"].map(String::from).to_vec(), &protected),
         ];
         for (tool, names, tier) in tools {

@@ -217,11 +217,12 @@ const UPWARD: &[(&str, &str)] = &[
 /// from the cwd and their shims run `$ROOT/versions/<word>/bin/<command>` (libexec/*-which)
 /// unchecked, `..` and `/` included: plenv, luaenv, scalaenv, exenv, crenv, and swiftenv (the whole
 /// file, `<prefix>/usr/bin/<command>`). phpenv refuses such a word only since April 2025
-/// (bd98dbf), in no release. rbenv (1.2.0), pyenv (2.3.3), goenv (2.2.29) and nodenv (`..`, 1.3.1)
-/// refuse it. `plenv local` and the like write them: reported names in a root
+/// (bd98dbf), in no release; goenv since 2.2.29 (August 2025: 2.2.28's `goenv exec go` ran the
+/// workspace's `bin/go`), so `.go-version` is one too. rbenv (1.2.0), pyenv (2.3.3) and nodenv (`..`,
+/// 1.3.1) refuse it. `plenv local` and the like write them: reported names in a root
 /// (`names::reported_defaults`), kept above a workspace (they search every parent): one list.
-pub const ENV_VERSION_FILES: [&str; 10] = [".perl-version", ".plenv-version", ".php-version", ".lua-version", ".luaenv-version", ".swift-version", ".scala-version", ".exenv-version", ".crystal-version", ".crenv-version"];
-const ENV_VERSION: &str = "its version manager (plenv, phpenv, luaenv, swiftenv, scalaenv, exenv, crenv) takes the nearest ancestor's for a directory with none: its shims run the interpreter of the version it names, a ../ path leading anywhere";
+pub const ENV_VERSION_FILES: [&str; 11] = [".go-version", ".perl-version", ".plenv-version", ".php-version", ".lua-version", ".luaenv-version", ".swift-version", ".scala-version", ".exenv-version", ".crystal-version", ".crenv-version"];
+const ENV_VERSION: &str = "its version manager (plenv, phpenv, luaenv, swiftenv, scalaenv, exenv, crenv, goenv before 2.2.29) takes the nearest ancestor's for a directory with none: its shims run the interpreter of the version it names, a ../ path leading anywhere";
 
 const TFENV: &str = "tfenv (tofuenv) takes the nearest ancestor's for a directory with none: its terraform (tofu) runs the binary of the version it names, a ../ path leading anywhere, on every command in the workspaces below";
 
@@ -361,7 +362,7 @@ mod tests {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert!(!all.iter().any(|a| a == "mise"), "$TMPDIR/mise is mise's own temporary directory");
-        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json", ".prototools", ".java-version", ".jenv-version", ".java-options", ".terraform-version", ".opentofu-version", ".perl-version", ".plenv-version", ".php-version", ".lua-version", ".luaenv-version", ".swift-version", ".scala-version", ".exenv-version", ".crystal-version", ".crenv-version", ".ruby-version"] {
+        for n in ["mise.toml", ".mise.toml", "mise.local.toml", ".mise", "mise-tasks", ".mise-tasks", "treefmt.toml", ".treefmt.toml", ".c8rc", ".c8rc.json", "lerna.json", "ava.config.js", "ava.config.mjs", "ava.config.cjs", "ava.config.json", ".prototools", ".java-version", ".jenv-version", ".java-options", ".terraform-version", ".opentofu-version", ".perl-version", ".plenv-version", ".php-version", ".lua-version", ".luaenv-version", ".swift-version", ".scala-version", ".exenv-version", ".crystal-version", ".crenv-version", ".ruby-version", ".go-version"] {
             assert!(all.iter().any(|a| a == n), "{n}");
         }
         assert_eq!(what_it_does("README.md"), None);
