@@ -11,6 +11,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+use crate::dir_names::names;
+
 fn check(rc: libc::c_int) -> std::io::Result<libc::c_int> {
     if rc < 0 {
         Err(std::io::Error::last_os_error())
@@ -144,9 +146,6 @@ fn give_access(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
     crate::no_symlinks::open_at(dir.as_raw_fd(), name)
 }
 
-/// The names in `dir` (not `.`, `..`), from its first entry (`dir_names`: `getdents64` on the
-/// descriptor itself on Linux).
-pub(crate) use crate::dir_names::names;
 
 /// One directory on the way down: its name in its parent, the subdirectories still to empty, and
 /// its parent's identity (device, inode), which the climb back through `..` must find.

@@ -19,8 +19,9 @@
 //! What a command can make the caller answer is bounded per run, since each question calls the
 //! host's JavaScript or asks a person (an attacker's review, net45, measured 21,412 calls in 8 s of
 //! a command making up names): questions are asked at the run's pace (`pace::QUESTIONS`, waited
-//! for within the question's timeout; not a host whose last answer allowed it), and at most `maxQuestions` distinct hosts, ports and kinds
-//! are asked about; a question about another is refused unasked (`question_limit`).
+//! for within the question's timeout; not a host whose last answer allowed it), and at most
+//! `maxQuestions` distinct hosts, ports and kinds are asked about; a question about another is
+//! refused unasked (`question_limit`).
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -376,8 +377,9 @@ impl Questions {
     }
 
     /// The caller's answer once a slot is free and its turn in the run's pace has come, or `None`:
-    /// the run ended, or every request waiting for it went away first (then it is no longer pending). Cancellation is checked first at
-    /// every step, so a slot freed by the end of the run never calls the asker.
+    /// the run ended, or every request waiting for it went away first (then it is no longer
+    /// pending). Cancellation is checked first at every step, so a slot freed by the end of the
+    /// run never calls the asker.
     async fn asked(&self, q: Question, key: &Key, tx: &Answer) -> Option<Result<Decision, String>> {
         let _slot = loop {
             tokio::select! {

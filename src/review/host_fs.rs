@@ -128,7 +128,7 @@ impl Dir {
 
     /// The names in this directory.
     pub fn names(&self) -> std::io::Result<Vec<OsString>> {
-        Ok(crate::remove_tree::names(&self.0)?.into_iter().map(|n| OsString::from(OsStr::from_bytes(n.as_bytes()))).collect())
+        Ok(crate::dir_names::names(&self.0)?.into_iter().map(|n| OsString::from(OsStr::from_bytes(n.as_bytes()))).collect())
     }
 
     /// The regular file `name`, open for reading, and its size; never a symlink, and never a fifo

@@ -24,7 +24,7 @@ pub fn give_back(root: &Path, id: Option<&str>) {
     let Some(set) = open_child(&root_fd, id) else { return };
     give_back_all(&set, &[(c"meta.json", Kind::File, 0o600), (c"last-used", Kind::File, 0o600), (c"roots", Kind::Dir, 0o700)]);
     let Some(roots) = open_child(&set, "roots") else { return };
-    for name in crate::remove_tree::names(&roots).unwrap_or_default() {
+    for name in crate::dir_names::names(&roots).unwrap_or_default() {
         if name.to_bytes().iter().all(u8::is_ascii_digit) {
             let _ = give_back_at(&roots, &name, Kind::Dir, 0o700);
             if let Ok(root) = crate::no_symlinks::open_at(std::os::fd::AsRawFd::as_raw_fd(&roots), &name) {

@@ -132,7 +132,7 @@ impl Dir {
 
     /// The names in this directory (not `.`, `..`).
     pub fn names(&self) -> io::Result<Vec<OsString>> {
-        Ok(crate::remove_tree::names(&self.fd)?.into_iter().map(|c| OsString::from_vec(c.into_bytes())).collect())
+        Ok(crate::dir_names::names(&self.fd)?.into_iter().map(|c| OsString::from_vec(c.into_bytes())).collect())
     }
 
     /// The entry `name`, not following a link; `None` when missing.
